@@ -1,0 +1,44 @@
+// The contract every inbound codec (front door) implements. Pure: no I/O, no logging.
+import type { GatewayError } from '../errors.js';
+import type { IrEvent, IrRequest, IrResult, Warning } from '../ir/types.js';
+
+export interface EncodeContext {
+  /** The decoded caller request (model to echo, tools, reasoning summary wish, Responses echo fields). */
+  request: IrRequest;
+  /** Gateway-owned response id (`msg_…` for Messages, `resp_…` for Responses). */
+  responseId: string;
+  /** Unix seconds at which the gateway accepted the request. */
+  createdAt: number;
+  /** Translation warnings gathered so far (encoders may add their own). */
+  warnings: Warning[];
+}
+
+export interface EncodedError {
+  status: number;
+  /** JSON body in the caller's protocol envelope. */
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface StreamEncoder {
+  /** Render one IR event as zero or more SSE frames, passed to `write` (each frame whole). */
+  event(ev: IrEvent): void;
+  /** Keep-alive during upstream silence (Messages `ping` event / Responses SSE comment). */
+  ping(): void;
+  /** True once a terminal frame (message_stop / error; response.completed|incomplete|failed) was written. */
+  readonly finished: boolean;
+}
+
+export interface InboundCodec {
+  readonly protocol: 'messages' | 'responses';
+  /** Validate (compiled TypeBox) and decode a parsed JSON body. Throws GatewayError('invalid_request',
+   * message naming the field, { param }) on bad input. Unknown fields are kept in `extras` or reported
+   * as warnings, never rejected. */
+  decodeRequest(body: unknown, warnings: Warning[]): IrRequest;
+  /** A complete result as the caller's JSON body. */
+  encodeResult(result: IrResult, ctx: EncodeContext): string;
+  /** A stream encoder writing SSE frames for IR events. */
+  createStreamEncoder(ctx: EncodeContext, write: (frame: string) => void): StreamEncoder;
+  /** An error in the caller's envelope, with its status and headers (retry-after, x-should-retry). */
+  encodeError(err: GatewayError, requestId: string): EncodedError;
+}

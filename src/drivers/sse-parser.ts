@@ -1,0 +1,92 @@
+// Incremental server-sent events parser: bytes in, frames out. Survives any chunk split (including
+// inside a UTF-8 sequence or between \r and \n), CRLF / CR / LF line endings, comment lines, `data:`
+// with or without a space, and multi-line data (joined with "\n", per the SSE spec).
+
+export interface SseFrame {
+  /** The `event:` field, or undefined when the frame had none (Chat Completions streams). */
+  event: string | undefined;
+  data: string;
+}
+
+export class SseParser {
+  private readonly decoder = new TextDecoder('utf-8');
+  private buffer = '';
+  private event: string | undefined = undefined;
+  private data: string[] = [];
+  private sawCr = false;
+
+  constructor(private readonly onFrame: (frame: SseFrame) => void) {}
+
+  push(chunk: Uint8Array | string): void {
+    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    if (text.length === 0) return;
+    let start = 0;
+    let buf = this.buffer;
+    let i = 0;
+    // A \r at the end of the previous chunk already ended a line; a \n right after it is the same break.
+    if (this.sawCr && text.charCodeAt(0) === 10) start = i = 1;
+    this.sawCr = false;
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      const line = buf.length ? buf + text.slice(start, i) : text.slice(start, i);
+      buf = '';
+      this.line(line);
+      if (c === 13) {
+        if (i + 1 < text.length) {
+          if (text.charCodeAt(i + 1) === 10) i++;
+        } else {
+          this.sawCr = true;
+        }
+      }
+      start = i + 1;
+    }
+    this.buffer = start < text.length ? buf + text.slice(start) : buf;
+  }
+
+  /** Flush at end of input: a final frame without its blank line still counts. */
+  end(): void {
+    const rest = this.decoder.decode();
+    if (rest) this.push(rest);
+    if (this.buffer.length) {
+      const line = this.buffer;
+      this.buffer = '';
+      this.line(line);
+    }
+    this.dispatch();
+  }
+
+  private line(line: string): void {
+    if (line.length === 0) {
+      this.dispatch();
+      return;
+    }
+    const c0 = line.charCodeAt(0);
+    if (c0 === 58 /* : */) return; // comment
+    const colon = line.indexOf(':');
+    let field: string;
+    let value: string;
+    if (colon === -1) {
+      field = line;
+      value = '';
+    } else {
+      field = line.slice(0, colon);
+      value = line.charCodeAt(colon + 1) === 32 ? line.slice(colon + 2) : line.slice(colon + 1);
+    }
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.event = value;
+    // id / retry / unknown fields: not used by any protocol we speak
+  }
+
+  private dispatch(): void {
+    if (this.data.length === 0) {
+      this.event = undefined;
+      return;
+    }
+    const data = this.data.length === 1 ? this.data[0]! : this.data.join('\n');
+    const frame: SseFrame = { event: this.event, data };
+    this.event = undefined;
+    this.data = [];
+    this.onFrame(frame);
+  }
+}

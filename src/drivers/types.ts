@@ -1,0 +1,57 @@
+// The contract every upstream driver implements. encode/decode functions are pure; I/O lives in
+// drivers/http-client.ts and the lanes in http/.
+import type { GatewayError } from '../errors.js';
+import type { IrEvent, IrRequest, IrResult, Protocol, Warning } from '../ir/types.js';
+import type { SseFrame } from './sse-parser.js';
+
+export interface DriverOptions {
+  /** Messages upstream: max_tokens when the caller gave no limit (Responses callers may omit it). */
+  defaultMaxTokens: number;
+  /** Chat upstream: which limit field the server knows (OpenAI: max_completion_tokens; most others: max_tokens). */
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** Chat upstream: send reasoning back as `reasoning_content` on assistant tool-call turns (DeepSeek). */
+  echoReasoningContent: boolean;
+  /** Chat upstream: role used for system text (`developer` only for OpenAI reasoning models). */
+  systemRole: 'system' | 'developer';
+}
+
+export interface DriverTarget {
+  /** The model name sent upstream. */
+  model: string;
+  apiKey?: string;
+  /** Extra headers for the upstream (static config headers, forwarded `anthropic-beta`). */
+  headers: Record<string, string>;
+  options: DriverOptions;
+}
+
+export interface EncodedRequest {
+  /** Path appended to the provider's base_url, e.g. "/v1/messages", "/responses", "/chat/completions". */
+  path: string;
+  /** Request headers (auth, version, content-type). */
+  headers: Record<string, string>;
+  /** JSON text. */
+  body: string;
+}
+
+export interface EventDecoder {
+  /** One upstream SSE frame → zero or more IR events through the decoder's `emit`. Never throws:
+   * malformed or error frames become an IR `error` event. */
+  frame(frame: SseFrame): void;
+  /** Upstream body ended. Emits an `error` event if the stream ended without its terminal frame. */
+  end(): void;
+}
+
+export interface Driver {
+  readonly protocol: Protocol;
+  /** IR → upstream request. Throws GatewayError('invalid_request', …, {param}) for what cannot cross;
+   * pushes a Warning for everything dropped or downgraded. */
+  encodeRequest(req: IrRequest, target: DriverTarget, stream: boolean, warnings: Warning[]): EncodedRequest;
+  /** Streaming decoder for one upstream response. Emits IR events in order: response-start, blocks,
+   * usage, finish (or error). Tool-call ids are caller-portable (ir/tool-ids.ts toCallerId). */
+  createEventDecoder(req: IrRequest, emit: (ev: IrEvent) => void): EventDecoder;
+  /** Non-streamed upstream JSON body → IR result. Throws GatewayError on a malformed body. */
+  decodeResult(json: unknown, req: IrRequest): IrResult;
+  /** Upstream error response → GatewayError (kind from status and the vendor's error type; message kept;
+   * retry-after, request id and context-overflow wording preserved). */
+  decodeError(status: number, headers: Record<string, string | string[] | undefined>, body: string): GatewayError;
+}

@@ -1,0 +1,57 @@
+// One record per gateway request, filled in by the routes and lanes as the request flows, read by
+// the observability tap at the end (metrics + one log line). Plain fields, stable shape.
+import type { Protocol, Usage, Warning } from '../ir/types.js';
+
+export type FrontDoor = 'messages' | 'responses' | 'count_tokens' | 'input_tokens' | 'models';
+export type Lane = 'passthrough' | 'translation' | 'local' | 'none';
+
+export class RequestRecord {
+  requestId: string;
+  frontDoor: FrontDoor;
+  stream = false;
+  /** The model the caller named (logs only: unbounded). */
+  requestedModel = '';
+  /** Bounded metric label: a configured alias/route name, else "other". */
+  modelLabel = 'other';
+  provider = 'none';
+  upstreamProtocol: Protocol | 'demo' | 'none' = 'none';
+  upstreamModel = '';
+  lane: Lane = 'none';
+  /** HTTP status sent to the caller (200 for streams, even if an error event followed). */
+  status = 0;
+  /** GatewayErrorKind of the failure, if any (also set for in-stream errors). */
+  errorKind: string | undefined = undefined;
+  attempts = 0;
+  fallbacks = 0;
+  retries = 0;
+  // Monotonic timestamps in ms (performance.now()); 0 = not reached.
+  tStart: number;
+  tDecoded = 0;
+  tRouted = 0;
+  /** Last upstream request sent. */
+  tUpstreamSent = 0;
+  /** Upstream response headers received. */
+  tUpstreamHeaders = 0;
+  /** First upstream body byte. */
+  tUpstreamFirstByte = 0;
+  /** Upstream body fully received (or aborted). */
+  tUpstreamEnd = 0;
+  /** First content token (text/reasoning/tool delta) written to the caller. */
+  tFirstToken = 0;
+  tEnd = 0;
+  /** Time spent in codec encode/decode of IR events (ms, summed). */
+  encodeMs = 0;
+  usage: Usage | undefined = undefined;
+  finishReason: string | undefined = undefined;
+  warnings: Warning[] = [];
+  clientAborted = false;
+  upstreamAborted = false;
+  /** Last time an event was written to the caller, for the inter-event gap histogram. */
+  lastEventAt = 0;
+
+  constructor(requestId: string, frontDoor: FrontDoor, now: number) {
+    this.requestId = requestId;
+    this.frontDoor = frontDoor;
+    this.tStart = now;
+  }
+}
