@@ -1,0 +1,127 @@
+// buildApp(config): the Fastify instance with every route in flow order, and the shared context.
+// Never listens (main.ts does), so tests can run it on an ephemeral port.
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { messagesCodec } from './codecs/anthropic-messages/index.js';
+import { responsesCodec } from './codecs/openai-responses/index.js';
+import type { InboundCodec } from './codecs/types.js';
+import type { GatewayConfig } from './config/types.js';
+import { HttpClient } from './drivers/http-client.js';
+import { GatewayError } from './errors.js';
+import type { AppContext } from './http/context.js';
+import { requestIdFor, sendError } from './http/reply-helpers.js';
+import { registerGenerationRoutes } from './http/routes/generation-routes.js';
+import { registerModelRoutes } from './http/routes/model-routes.js';
+import { registerOpsRoutes } from './http/routes/ops-routes.js';
+import { registerTokenCountRoutes } from './http/routes/token-count-routes.js';
+import { createLogger } from './observability/logger.js';
+import { Observability } from './observability/observer.js';
+import { ResponseStore } from './responses-store/response-store.js';
+import { DeploymentHealth } from './router/deployment-health.js';
+import { ModelTable } from './router/model-table.js';
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** Swap in a new configuration (hot reload): in-flight requests finish on the old one. */
+  reload(config: GatewayConfig): void;
+  /** Mark the app ready (after listen). */
+  setReady(ready: boolean): void;
+}
+
+export interface BuildOptions {
+  logger?: Logger;
+}
+
+export function buildApp(config: GatewayConfig, options: BuildOptions = {}): BuiltApp {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const health = new DeploymentHealth();
+  const obs = new Observability({ metricsEnabled: config.metrics.enabled, logger });
+  health.onStateChange = (deployment, state) => obs.recordCircuitState(deployment, state);
+  const ctx: AppContext = {
+    config,
+    table: new ModelTable(config, health),
+    health,
+    http: new HttpClient(),
+    obs,
+    store: new ResponseStore(config.responsesStore.maxEntries, config.responsesStore.ttlMs),
+    logger,
+    secrets: collectSecrets(config),
+  };
+  obs.setSecrets(ctx.secrets);
+  obs.setModelLabels(config.models.map((m) => m.name));
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: config.server.bodyLimitBytes,
+    keepAliveTimeout: 75_000,
+    requestTimeout: 0,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const codec = codecForPath(request);
+    sendError(reply, codec, fastifyToGatewayError(error), requestIdFor(request));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const codec = codecForPath(request);
+    sendError(reply, codec, new GatewayError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`), requestIdFor(request));
+  });
+
+  let ready = false;
+  registerGenerationRoutes(app, ctx);
+  registerTokenCountRoutes(app, ctx);
+  registerModelRoutes(app, ctx);
+  registerOpsRoutes(app, ctx, () => ready);
+  app.addHook('onClose', async () => {
+    await ctx.http.close();
+  });
+
+  return {
+    app,
+    ctx,
+    reload(next: GatewayConfig) {
+      ctx.config = next;
+      ctx.table = new ModelTable(next, health);
+      ctx.secrets = collectSecrets(next);
+      obs.setSecrets(ctx.secrets);
+      obs.setModelLabels(next.models.map((m) => m.name));
+    },
+    setReady(value: boolean) {
+      ready = value;
+    },
+  };
+}
+
+function codecForPath(request: FastifyRequest): InboundCodec {
+  return request.url.startsWith('/v1/responses') ? responsesCodec : messagesCodec;
+}
+
+function fastifyToGatewayError(error: FastifyError): GatewayError {
+  if (error instanceof GatewayError) return error;
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError('request_too_large', 'request body is larger than this gateway accepts');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GatewayError('invalid_request', 'content-type must be application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new GatewayError('invalid_request', 'request body is empty; expected a JSON object');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('invalid_request', 'content-length does not match the body');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/.test(error.message)) {
+    return new GatewayError('invalid_request', `request body is not valid JSON: ${error.message.slice(0, 200)}`);
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new GatewayError('invalid_request', error.message);
+  return new GatewayError('api_error', 'internal gateway error', { cause: error });
+}
+
+function collectSecrets(config: GatewayConfig): string[] {
+  const out = config.authKeys.map((k) => k.key);
+  for (const p of config.providers.values()) out.push(...p.apiKeys);
+  return out.filter((s) => s.length >= 4);
+}

@@ -1,0 +1,31 @@
+// The embedded default configuration used when no file is given: the in-process demo provider
+// always, plus Anthropic and OpenAI when their keys are in the environment.
+import type { RawConfig } from './schema.js';
+
+export function defaultConfig(env: Record<string, string | undefined>): RawConfig {
+  const providers: RawConfig['providers'] = { demo: { protocol: 'demo' } };
+  const models: RawConfig['models'] = { demo: { provider: 'demo' }, 'demo-*': { provider: 'demo' } };
+  if (env.ANTHROPIC_API_KEY) {
+    providers.anthropic = {
+      protocol: 'messages',
+      base_url: env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
+      api_key: env.ANTHROPIC_API_KEY,
+    };
+    models['claude-*'] = { provider: 'anthropic' };
+  }
+  if (env.OPENAI_API_KEY) {
+    providers.openai = {
+      protocol: 'responses',
+      base_url: env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
+      api_key: env.OPENAI_API_KEY,
+    };
+    models['gpt-*'] = { provider: 'openai' };
+    models['o[0-9]*'] = { provider: 'openai' };
+    models['codex-*'] = { provider: 'openai' };
+  }
+  return {
+    server: { host: env.SWITCHYARD_HOST || '127.0.0.1', port: env.SWITCHYARD_PORT ? Number(env.SWITCHYARD_PORT) : 8080 },
+    providers,
+    models,
+  };
+}

@@ -1,0 +1,198 @@
+// Reads, interpolates, validates and resolves the configuration once at start-up (and on reload).
+// Every problem is reported with the key it concerns, e.g. `providers.openai.base_url: …`.
+import { readFileSync } from 'node:fs';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { parse as parseYaml } from 'yaml';
+import type { DriverOptions } from '../drivers/types.js';
+import { defaultConfig } from './default-config.js';
+import { interpolate } from './interpolate.js';
+import { ConfigSchema, type RawConfig, type RawOverrides, type RawProvider } from './schema.js';
+import type { GatewayConfig, ModelConfig, ProviderConfig, SamplingOverrides } from './types.js';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const checkConfig = TypeCompiler.Compile(ConfigSchema);
+
+export interface LoadOptions {
+  /** YAML file; undefined = the embedded default. */
+  file?: string;
+  env: Record<string, string | undefined>;
+}
+
+export function loadConfig(options: LoadOptions): GatewayConfig {
+  let raw: unknown;
+  let source: string;
+  if (options.file) {
+    source = options.file;
+    let text: string;
+    try {
+      text = readFileSync(options.file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`cannot read config file ${options.file}: ${(err as Error).message}`);
+    }
+    try {
+      raw = parseYaml(text);
+    } catch (err) {
+      throw new ConfigError(`config file ${options.file} is not valid YAML: ${(err as Error).message}`);
+    }
+    raw = interpolate(raw, options.env);
+  } else {
+    source = 'embedded default';
+    raw = defaultConfig(options.env);
+  }
+  return resolveConfig(raw, source);
+}
+
+/** Validate a parsed (already interpolated) document and resolve defaults. */
+export function resolveConfig(raw: unknown, source: string): GatewayConfig {
+  if (!checkConfig.Check(raw)) {
+    const first = checkConfig.Errors(raw).First();
+    const key = first ? pointerToKey(first.path) : '';
+    throw new ConfigError(`${key || '(root)'}: ${first?.message ?? 'invalid'}${first ? describeValue(first.value) : ''}`);
+  }
+  const cfg = raw as RawConfig;
+  const providers = new Map<string, ProviderConfig>();
+  for (const [name, p] of Object.entries(cfg.providers)) providers.set(name, resolveProvider(name, p));
+
+  const exact: ModelConfig[] = [];
+  const wild: ModelConfig[] = [];
+  for (const [name, m] of Object.entries(cfg.models)) {
+    const key = `models.${name}`;
+    const rawTargets = m.targets ?? (m.provider ? [{ provider: m.provider, model: m.model, defaults: m.defaults, overrides: m.overrides }] : []);
+    if (rawTargets.length === 0) throw new ConfigError(`${key}: needs a provider or a list of targets`);
+    if (m.targets && m.provider) throw new ConfigError(`${key}: give either provider or targets, not both`);
+    const pattern = /[*?[]/.test(name) ? globToRegExp(name) : undefined;
+    const targets = rawTargets.map((t, i) => {
+      const tkey = m.targets ? `${key}.targets.${i}` : key;
+      if (!providers.has(t.provider)) {
+        throw new ConfigError(`${tkey}.provider: unknown provider "${t.provider}" (known: ${[...providers.keys()].join(', ')})`);
+      }
+      return {
+        provider: t.provider,
+        // An exact alias without `model` sends the alias itself; a wildcard passes the caller's name through.
+        model: t.model ?? (pattern ? undefined : name),
+        weight: 'weight' in t && typeof t.weight === 'number' ? t.weight : 1,
+        defaults: resolveOverrides(t.defaults ?? m.defaults),
+        overrides: resolveOverrides(t.overrides ?? (m.targets ? undefined : m.overrides)),
+      };
+    });
+    (pattern ? wild : exact).push({ name, pattern, targets, strategy: m.strategy ?? 'fallback' });
+  }
+
+  const server = cfg.server ?? {};
+  const authKeys = (cfg.auth?.keys ?? []).filter((k) => k.key !== '');
+  return {
+    server: {
+      host: server.host ?? '127.0.0.1',
+      port: server.port ?? 8080,
+      bodyLimitBytes: server.body_limit_bytes ?? 32 * 1024 * 1024,
+      heartbeatMs: server.heartbeat_ms ?? 10_000,
+      shutdownGraceMs: server.shutdown_grace_ms ?? 10_000,
+    },
+    authKeys,
+    logLevel: cfg.log?.level ?? 'info',
+    metrics: { enabled: cfg.metrics?.enabled ?? true, port: cfg.metrics?.port ?? 0 },
+    responsesStore: { maxEntries: cfg.responses_store?.max_entries ?? 1000, ttlMs: cfg.responses_store?.ttl_ms ?? 3_600_000 },
+    providers,
+    models: [...exact, ...wild],
+    source,
+  };
+}
+
+function resolveProvider(name: string, p: RawProvider): ProviderConfig {
+  const key = `providers.${name}`;
+  let origin = '';
+  let basePath = '';
+  let baseUrl = '';
+  if (p.protocol !== 'demo') {
+    if (!p.base_url) throw new ConfigError(`${key}.base_url: required for protocol ${p.protocol}`);
+    let url: URL;
+    try {
+      url = new URL(p.base_url);
+    } catch {
+      throw new ConfigError(`${key}.base_url: not a URL: ${p.base_url}`);
+    }
+    baseUrl = p.base_url.replace(/\/+$/, '');
+    origin = url.origin;
+    basePath = url.pathname.replace(/\/+$/, '');
+  }
+  const apiKeys = [...(p.api_keys ?? []), ...(p.api_key ? [p.api_key] : [])].filter((k) => k !== '');
+  const driverOptions: DriverOptions = {
+    defaultMaxTokens: p.default_max_tokens ?? 32000,
+    maxTokensField: p.max_tokens_field ?? (/api\.openai\.com/.test(baseUrl) ? 'max_completion_tokens' : 'max_tokens'),
+    echoReasoningContent: p.echo_reasoning_content ?? false,
+    systemRole: p.system_role ?? 'system',
+  };
+  const t = p.timeouts ?? {};
+  const r = p.retry ?? {};
+  const c = p.cooldown ?? {};
+  return {
+    name,
+    protocol: p.protocol,
+    baseUrl,
+    origin,
+    basePath,
+    apiKeys,
+    headers: p.headers ?? {},
+    timeouts: {
+      connectMs: t.connect_ms ?? 10_000,
+      firstByteMs: t.first_byte_ms ?? 120_000,
+      idleMs: t.idle_ms ?? 300_000,
+      totalMs: t.total_ms ?? 1_800_000,
+    },
+    retry: {
+      attempts: r.attempts ?? 2,
+      backoffMs: r.backoff_ms ?? 250,
+      maxBackoffMs: r.max_backoff_ms ?? 4_000,
+      budgetMs: r.budget_ms ?? 30_000,
+    },
+    cooldown: {
+      failures: c.failures ?? 5,
+      windowMs: c.window_ms ?? 30_000,
+      cooldownMs: c.cooldown_ms ?? 5_000,
+      maxCooldownMs: c.max_cooldown_ms ?? 300_000,
+    },
+    driverOptions,
+    streamUpstream: p.stream_upstream ?? true,
+    connections: p.connections ?? 128,
+  };
+}
+
+function resolveOverrides(o: RawOverrides | undefined): SamplingOverrides {
+  if (!o) return {};
+  return { maxTokens: o.max_tokens, temperature: o.temperature, topP: o.top_p, reasoningEffort: o.reasoning_effort as SamplingOverrides["reasoningEffort"] };
+}
+
+/** `claude-*` → /^claude-.*$/ ; supports *, ? and [..] classes. */
+export function globToRegExp(glob: string): RegExp {
+  let re = '^';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else if (c === '[') {
+      const end = glob.indexOf(']', i);
+      if (end === -1) re += '\\[';
+      else {
+        re += '[' + glob.slice(i + 1, end).replace(/\\/g, '\\\\') + ']';
+        i = end;
+      }
+    } else re += c.replace(/[.+^${}()|\\/]/g, '\\$&');
+  }
+  return new RegExp(re + '$');
+}
+
+function pointerToKey(pointer: string): string {
+  return pointer.replace(/^\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return '';
+  const s = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  return s && s.length < 80 ? ` (got ${s})` : '';
+}

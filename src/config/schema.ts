@@ -1,0 +1,144 @@
+// The configuration file's shape, checked once at start-up. Snake_case keys, as in the YAML.
+import { Type, type Static } from '@sinclair/typebox';
+
+const Timeouts = Type.Object(
+  {
+    connect_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    first_byte_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    idle_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    total_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const Retry = Type.Object(
+  {
+    attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
+    backoff_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    max_backoff_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    budget_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+const Cooldown = Type.Object(
+  {
+    failures: Type.Optional(Type.Integer({ minimum: 1 })),
+    window_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    cooldown_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_cooldown_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ProviderSchema = Type.Object(
+  {
+    protocol: Type.Union([Type.Literal('messages'), Type.Literal('responses'), Type.Literal('chat'), Type.Literal('demo')]),
+    base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
+    api_key: Type.Optional(Type.String()),
+    /** Several keys, rotated per request. */
+    api_keys: Type.Optional(Type.Array(Type.String())),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    timeouts: Type.Optional(Timeouts),
+    retry: Type.Optional(Retry),
+    cooldown: Type.Optional(Cooldown),
+    /** Messages upstream: max_tokens for callers that gave no limit. */
+    default_max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** Chat upstream: the limit field the server knows. */
+    max_tokens_field: Type.Optional(Type.Union([Type.Literal('max_tokens'), Type.Literal('max_completion_tokens')])),
+    /** Chat upstream: send reasoning_content back on tool-call turns (DeepSeek). */
+    echo_reasoning_content: Type.Optional(Type.Boolean()),
+    system_role: Type.Optional(Type.Union([Type.Literal('system'), Type.Literal('developer')])),
+    /** Translation lane: call the upstream streamed even for non-streamed callers (default true). */
+    stream_upstream: Type.Optional(Type.Boolean()),
+    /** undici Pool connections per origin. */
+    connections: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const Overrides = Type.Object(
+  {
+    max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+    top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    reasoning_effort: Type.Optional(
+      Type.Union(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'].map((v) => Type.Literal(v))),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Target = Type.Object(
+  {
+    provider: Type.String(),
+    model: Type.Optional(Type.String()),
+    weight: Type.Optional(Type.Number({ minimum: 0 })),
+    /** Applied only when the caller did not set the value. */
+    defaults: Type.Optional(Overrides),
+    /** Always applied. */
+    overrides: Type.Optional(Overrides),
+  },
+  { additionalProperties: false },
+);
+
+export const ModelSchema = Type.Object(
+  {
+    provider: Type.Optional(Type.String()),
+    model: Type.Optional(Type.String()),
+    defaults: Type.Optional(Overrides),
+    overrides: Type.Optional(Overrides),
+    targets: Type.Optional(Type.Array(Target, { minItems: 1 })),
+    strategy: Type.Optional(Type.Union([Type.Literal('fallback'), Type.Literal('weighted'), Type.Literal('least-inflight')])),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigSchema = Type.Object(
+  {
+    server: Type.Optional(
+      Type.Object(
+        {
+          host: Type.Optional(Type.String()),
+          port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+          body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+          heartbeat_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+          /** Close grace on SIGTERM. */
+          shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    auth: Type.Optional(
+      Type.Object(
+        { keys: Type.Optional(Type.Array(Type.Object({ name: Type.String(), key: Type.String() }, { additionalProperties: false }))) },
+        { additionalProperties: false },
+      ),
+    ),
+    log: Type.Optional(Type.Object({ level: Type.Optional(Type.String()) }, { additionalProperties: false })),
+    metrics: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          /** Serve /metrics on its own port as well (0 = off). */
+          port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    responses_store: Type.Optional(
+      Type.Object(
+        { max_entries: Type.Optional(Type.Integer({ minimum: 0 })), ttl_ms: Type.Optional(Type.Integer({ minimum: 1 })) },
+        { additionalProperties: false },
+      ),
+    ),
+    providers: Type.Record(Type.String(), ProviderSchema),
+    models: Type.Record(Type.String(), ModelSchema),
+  },
+  { additionalProperties: false },
+);
+
+export type RawConfig = Static<typeof ConfigSchema>;
+export type RawProvider = Static<typeof ProviderSchema>;
+export type RawModel = Static<typeof ModelSchema>;
+export type RawOverrides = Static<typeof Overrides>;

@@ -1,0 +1,85 @@
+// The resolved configuration: defaults applied, names checked, ready for the router and drivers.
+import type { DriverOptions } from '../drivers/types.js';
+import type { ReasoningEffort } from '../ir/types.js';
+
+export type ProviderProtocol = 'messages' | 'responses' | 'chat' | 'demo';
+
+export interface Timeouts {
+  connectMs: number;
+  firstByteMs: number;
+  idleMs: number;
+  totalMs: number;
+}
+
+export interface RetryPolicy {
+  /** Attempts per target (1 = no retry). */
+  attempts: number;
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** Total time budget for all attempts of one request, before the first byte. */
+  budgetMs: number;
+}
+
+export interface CooldownPolicy {
+  failures: number;
+  windowMs: number;
+  cooldownMs: number;
+  maxCooldownMs: number;
+}
+
+export interface ProviderConfig {
+  name: string;
+  protocol: ProviderProtocol;
+  /** e.g. https://api.openai.com/v1 — origin and base path split for the undici Pool. */
+  baseUrl: string;
+  origin: string;
+  basePath: string;
+  apiKeys: string[];
+  headers: Record<string, string>;
+  timeouts: Timeouts;
+  retry: RetryPolicy;
+  cooldown: CooldownPolicy;
+  driverOptions: DriverOptions;
+  streamUpstream: boolean;
+  connections: number;
+}
+
+export interface SamplingOverrides {
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  reasoningEffort?: ReasoningEffort;
+}
+
+export interface TargetConfig {
+  provider: string;
+  /** Upstream model name; undefined = the name the caller asked for (wildcard routes). */
+  model: string | undefined;
+  weight: number;
+  defaults: SamplingOverrides;
+  overrides: SamplingOverrides;
+}
+
+export type Strategy = 'fallback' | 'weighted' | 'least-inflight';
+
+export interface ModelConfig {
+  /** The alias, or the wildcard pattern as written (also the bounded metric label). */
+  name: string;
+  /** Set for wildcard routes (`claude-*`, `o[0-9]*`). */
+  pattern: RegExp | undefined;
+  targets: TargetConfig[];
+  strategy: Strategy;
+}
+
+export interface GatewayConfig {
+  server: { host: string; port: number; bodyLimitBytes: number; heartbeatMs: number; shutdownGraceMs: number };
+  authKeys: { name: string; key: string }[];
+  logLevel: string;
+  metrics: { enabled: boolean; port: number };
+  responsesStore: { maxEntries: number; ttlMs: number };
+  providers: Map<string, ProviderConfig>;
+  /** Exact aliases first (in file order), then wildcard routes (in file order). */
+  models: ModelConfig[];
+  /** Where it came from: a file path or "embedded default". */
+  source: string;
+}

@@ -1,0 +1,21 @@
+// What every route handler shares: the resolved config and the long-lived collaborators.
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config/types.js';
+import type { HttpClient } from '../drivers/http-client.js';
+import type { Observability } from '../observability/observer.js';
+import type { DeploymentHealth } from '../router/deployment-health.js';
+import type { ModelTable } from '../router/model-table.js';
+import type { ResponseStore } from '../responses-store/response-store.js';
+
+export interface AppContext {
+  /** Swapped atomically on reload; handlers read it once per request. */
+  config: GatewayConfig;
+  table: ModelTable;
+  health: DeploymentHealth;
+  http: HttpClient;
+  obs: Observability;
+  store: ResponseStore;
+  logger: Logger;
+  /** Every configured secret (gateway keys, provider keys), masked out of logged text. */
+  secrets: string[];
+}

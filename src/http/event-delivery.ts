@@ -1,0 +1,191 @@
+// Delivers a source of IR events to the caller, in the caller's protocol. Streaming callers: peek the
+// first event (an early failure still gets a real HTTP status and may fall back), then commit the SSE
+// headers and encode every event as it arrives. Non-streamed callers: fold the events and answer once.
+import type { EncodeContext, StreamEncoder } from '../codecs/types.js';
+import { ERROR_KINDS, GatewayError, type GatewayErrorKind } from '../errors.js';
+import { EventFolder } from '../ir/fold-events.js';
+import type { IrEvent, IrResult } from '../ir/types.js';
+import type { RouteTarget } from '../router/model-table.js';
+import type { Generation } from './generation.js';
+import { SseReply } from './sse-reply.js';
+
+/** A producer of IR events (an upstream stream being decoded, or the in-process demo). */
+export interface EventSource {
+  /** Stop reading (backpressure) until resume(). */
+  pause(): void;
+  resume(): void;
+  /** Stop producing; used when the caller left or the peek failed. */
+  cancel(): void;
+}
+
+export class EventDelivery {
+  private encoder: StreamEncoder | undefined;
+  private sse: SseReply | undefined;
+  private folder: EventFolder | undefined;
+  private terminal = false;
+  private settled = false;
+  private resolveFn!: () => void;
+  private rejectFn!: (err: GatewayError) => void;
+  readonly done: Promise<void>;
+  source: EventSource | undefined;
+  private readonly encodeCtx: EncodeContext;
+  private readonly keepForStore: boolean;
+
+  constructor(
+    private readonly gen: Generation,
+    private readonly target: RouteTarget,
+  ) {
+    this.done = new Promise<void>((resolve, reject) => {
+      this.resolveFn = resolve;
+      this.rejectFn = reject;
+    });
+    this.encodeCtx = { request: gen.ir, responseId: gen.responseId, createdAt: gen.createdAt, warnings: gen.warnings };
+    this.keepForStore = gen.codec.protocol === 'responses' && gen.ir.extras.responses?.store !== false && gen.ctx.config.responsesStore.maxEntries > 0;
+    if (!gen.ir.stream || this.keepForStore) this.folder = new EventFolder();
+  }
+
+  /** The event sink handed to the source. Never throws. */
+  readonly emit = (ev: IrEvent): void => {
+    if (this.terminal) return;
+    const rec = this.gen.rec;
+    switch (ev.type) {
+      case 'text-delta':
+      case 'reasoning-delta':
+      case 'tool-call-delta':
+        if (rec.tFirstToken === 0) rec.tFirstToken = performance.now();
+        break;
+      case 'usage':
+        rec.usage = ev.usage;
+        break;
+      case 'finish':
+        rec.finishReason = ev.finish.reason;
+        this.terminal = true;
+        break;
+      case 'error':
+        rec.errorKind = ev.error.kind;
+        this.terminal = true;
+        break;
+      default:
+        break;
+    }
+    if (this.folder) this.folder.push(ev);
+    if (!this.gen.ir.stream) return;
+
+    if (!this.encoder) {
+      if (ev.type === 'error') {
+        // Nothing reached the caller yet: a real status, and the router may fall back.
+        this.source?.cancel();
+        this.fail(new GatewayError(asKind(ev.error.kind), ev.error.message));
+        return;
+      }
+      this.commitStream();
+    }
+    const t0 = performance.now();
+    this.encoder!.event(ev);
+    rec.encodeMs += performance.now() - t0;
+    this.gen.ctx.obs.eventWritten(rec, t0);
+  };
+
+  /** The source has no more events. */
+  end(): void {
+    if (this.settled) return;
+    if (!this.gen.ir.stream) {
+      const folder = this.folder!;
+      if (folder.error) {
+        this.fail(new GatewayError(asKind(folder.error.kind), folder.error.message));
+        return;
+      }
+      if (!folder.finish) {
+        this.fail(new GatewayError('api_error', 'upstream answer ended before it was complete'));
+        return;
+      }
+      this.sendResult(folder.result());
+      return;
+    }
+    if (!this.encoder) {
+      this.fail(new GatewayError('api_error', 'upstream answer ended before it started'));
+      return;
+    }
+    if (!this.encoder.finished && !this.gen.clientGone.signal.aborted) {
+      this.gen.rec.errorKind ??= 'api_error';
+      this.encoder.event({ type: 'error', error: { kind: 'api_error', message: 'upstream stream ended unexpectedly' } });
+    }
+    this.sse!.end();
+    this.remember();
+    this.settle();
+  }
+
+  /** A failure of the source itself (transport error, timeout, client gone). */
+  sourceFailed(err: GatewayError): void {
+    if (this.settled) return;
+    if (this.encoder) {
+      if (!this.terminal && !this.gen.clientGone.signal.aborted) {
+        this.terminal = true;
+        this.gen.rec.errorKind = err.kind;
+        this.encoder.event({ type: 'error', error: { kind: err.kind, message: err.message } });
+      }
+      this.sse!.end();
+      this.settle();
+      return;
+    }
+    this.fail(err);
+  }
+
+  private commitStream(): void {
+    const gen = this.gen;
+    gen.committed = true;
+    gen.reply.hijack();
+    const sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
+    this.sse = sse;
+    gen.rec.status = 200;
+    gen.ctx.obs.streamOpened(gen.rec);
+    const source = this.source;
+    this.encoder = gen.codec.createStreamEncoder(this.encodeCtx, (frame) => {
+      if (!sse.write(frame) && source) {
+        source.pause();
+        sse.onDrain(() => source.resume());
+      }
+    });
+    const encoder = this.encoder;
+    sse.open(gen.baseHeaders(this.target), () => {
+      if (!encoder.finished) encoder.ping();
+    });
+  }
+
+  private sendResult(result: IrResult): void {
+    const gen = this.gen;
+    const t0 = performance.now();
+    const body = gen.codec.encodeResult(result, this.encodeCtx);
+    gen.rec.encodeMs += performance.now() - t0;
+    gen.committed = true;
+    gen.rec.status = 200;
+    gen.reply.code(200).headers(gen.baseHeaders(this.target)).type('application/json').send(body);
+    this.remember();
+    this.settle();
+  }
+
+  /** Keep the finished conversation for a later `previous_response_id`. */
+  private remember(): void {
+    if (!this.keepForStore || !this.folder || this.folder.error || !this.folder.finish) return;
+    const result = this.folder.result();
+    this.gen.ctx.store.put(this.gen.responseId, [...this.gen.ir.turns, { role: 'assistant', parts: result.content }]);
+  }
+
+  private fail(err: GatewayError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.rejectFn(err);
+  }
+
+  private settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolveFn();
+  }
+}
+
+const KINDS = new Set<string>(ERROR_KINDS);
+
+function asKind(kind: string): GatewayErrorKind {
+  return (KINDS.has(kind) ? kind : 'api_error') as GatewayErrorKind;
+}

@@ -1,0 +1,227 @@
+// One generation request through either front door: authenticate, decode to IR, route, then try the
+// plan's deployments in order — retrying and falling back only while nothing has reached the caller —
+// through the lane each deployment needs (pass-through, translation, or the in-process demo).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import type { InboundCodec } from '../codecs/types.js';
+import { GatewayError, toGatewayError } from '../errors.js';
+import type { IrRequest, Warning } from '../ir/types.js';
+import { RequestRecord } from '../observability/request-record.js';
+import type { RoutePlan, RouteTarget } from '../router/model-table.js';
+import { authenticate } from './auth.js';
+import type { AppContext } from './context.js';
+import { runDemoLane } from './lanes/demo-lane.js';
+import { runPassthroughLane } from './lanes/passthrough-lane.js';
+import { runTranslationLane } from './lanes/translation-lane.js';
+import { requestIdFor, sendError } from './reply-helpers.js';
+
+export interface Generation {
+  ctx: AppContext;
+  codec: InboundCodec;
+  ir: IrRequest;
+  /** The caller's parsed body, forwarded (model replaced) on the pass-through lane. */
+  body: Record<string, unknown>;
+  rec: RequestRecord;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  /** Warnings of this request; replaced per attempt by the lanes (decode warnings first). */
+  warnings: Warning[];
+  /** How many of `warnings` came from decoding the caller's request (kept across attempts). */
+  baseWarningCount: number;
+  requestId: string;
+  /** Gateway-owned response id in the caller's protocol (msg_… / resp_…). */
+  responseId: string;
+  createdAt: number;
+  plan: RoutePlan;
+  /** Aborted when the caller disconnects: lanes abort their upstream request with it. */
+  clientGone: AbortController;
+  /** True once any byte (status line) went to the caller: no retry or fallback after that. */
+  committed: boolean;
+  /** Headers every answer carries (request id, served-by). */
+  baseHeaders(target: RouteTarget): Record<string, string>;
+}
+
+export function newId(prefix: string): string {
+  return prefix + randomBytes(12).toString('base64url').replace(/[-_]/g, 'x');
+}
+
+export async function handleGeneration(
+  ctx: AppContext,
+  codec: InboundCodec,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const now = performance.now();
+  const requestId = requestIdFor(request);
+  const rec = new RequestRecord(requestId, codec.protocol, now);
+  ctx.obs.requestStarted(rec);
+  const clientGone = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) {
+      rec.clientAborted = true;
+      clientGone.abort();
+    }
+  });
+  try {
+    authenticate(ctx.config.authKeys, request.headers);
+    const warnings: Warning[] = [];
+    const body = request.body as Record<string, unknown>;
+    let ir = codec.decodeRequest(body, warnings);
+    rec.tDecoded = performance.now();
+    rec.requestedModel = ir.model;
+    rec.stream = ir.stream;
+    const plan = ctx.table.resolve(ir.model);
+    if (!plan) {
+      throw new GatewayError('not_found', `model "${ir.model}" is not configured on this gateway`, {
+        param: 'model',
+        code: 'model_not_found',
+      });
+    }
+    rec.modelLabel = plan.label;
+    rec.tRouted = performance.now();
+    rec.warnings = warnings;
+    ir = resolvePreviousResponse(ctx, ir, plan);
+    const gen: Generation = {
+      ctx,
+      codec,
+      ir,
+      body,
+      rec,
+      request,
+      reply,
+      warnings,
+      baseWarningCount: warnings.length,
+      requestId,
+      responseId: newId(codec.protocol === 'messages' ? 'msg_' : 'resp_'),
+      createdAt: Math.floor(Date.now() / 1000),
+      plan,
+      clientGone,
+      committed: false,
+      baseHeaders(target) {
+        const h: Record<string, string> = {
+          [codec.protocol === 'messages' ? 'request-id' : 'x-request-id']: requestId,
+          'x-switchyard-provider': target.provider.name,
+          'x-switchyard-model': target.model,
+          'x-switchyard-attempts': String(rec.attempts),
+        };
+        if (this.warnings.length) h['x-switchyard-warnings'] = warningsHeader(this.warnings);
+        return h;
+      },
+    };
+    await runPlan(gen);
+  } catch (err) {
+    const gerr = toGatewayError(err);
+    rec.errorKind = gerr.kind;
+    if (!reply.sent && !reply.raw.headersSent) {
+      rec.status = sendError(reply, codec, gerr, requestId);
+    }
+    if (!(err instanceof GatewayError)) {
+      ctx.logger.error({ requestId, err: ctx.obs.safeError(err) }, 'unexpected failure');
+    }
+  } finally {
+    rec.tEnd = performance.now();
+    ctx.obs.requestFinished(rec);
+  }
+}
+
+/** Try each deployment of the plan, with retries, until one answers or nothing is left. */
+async function runPlan(gen: Generation): Promise<void> {
+  const { ctx, rec, plan } = gen;
+  const started = Date.now();
+  let lastError: GatewayError | undefined;
+  for (let ti = 0; ti < plan.targets.length; ti++) {
+    const target = plan.targets[ti]!;
+    if (ti > 0) {
+      rec.fallbacks++;
+      ctx.obs.recordFallback(rec.modelLabel);
+    }
+    const policy = target.provider.retry;
+    for (let attempt = 1; attempt <= policy.attempts; attempt++) {
+      if (gen.clientGone.signal.aborted) return;
+      rec.attempts++;
+      if (attempt > 1) rec.retries++;
+      rec.provider = target.provider.name;
+      rec.upstreamProtocol = target.provider.protocol;
+      rec.upstreamModel = target.model;
+      ctx.health.begin(target.deployment);
+      try {
+        await runLane(gen, target);
+        ctx.health.success(target.deployment);
+        ctx.obs.recordAttempt(target.provider.name, 'success');
+        return;
+      } catch (err) {
+        const gerr = toGatewayError(err);
+        lastError = gerr;
+        ctx.obs.recordAttempt(target.provider.name, gerr.kind);
+        if (gen.committed || gen.clientGone.signal.aborted) throw gerr;
+        if (!gerr.retryable) throw gerr;
+        ctx.health.failure(target.deployment, target.provider.cooldown);
+        // Our own credentials refused: retrying the same deployment cannot help; another may.
+        if (gerr.upstreamStatus === 401 || gerr.upstreamStatus === 403) break;
+        if (attempt < policy.attempts) {
+          const delay = backoffDelay(policy.backoffMs, policy.maxBackoffMs, attempt, gerr);
+          if (Date.now() - started + delay > policy.budgetMs) break;
+          await sleep(delay, gen.clientGone.signal);
+        }
+      } finally {
+        ctx.health.end(target.deployment);
+      }
+      if (Date.now() - started > policy.budgetMs) break;
+    }
+  }
+  throw lastError ?? new GatewayError('overloaded', 'no upstream deployment is available');
+}
+
+function runLane(gen: Generation, target: RouteTarget): Promise<void> {
+  const protocol = target.provider.protocol;
+  if (protocol === 'demo') {
+    gen.rec.lane = 'local';
+    return runDemoLane(gen, target);
+  }
+  if (protocol === gen.codec.protocol) {
+    gen.rec.lane = 'passthrough';
+    return runPassthroughLane(gen, target);
+  }
+  gen.rec.lane = 'translation';
+  return runTranslationLane(gen, target);
+}
+
+/** Exponential backoff with full jitter, or the upstream's retry-after when it asks for longer. */
+export function backoffDelay(baseMs: number, maxMs: number, attempt: number, err: GatewayError): number {
+  const exp = Math.min(maxMs, baseMs * 2 ** (attempt - 1));
+  let delay = exp / 2 + Math.random() * (exp / 2);
+  const ms = err.retryAfterMs !== undefined ? Number(err.retryAfterMs) : err.retryAfter !== undefined ? Number(err.retryAfter) * 1000 : NaN;
+  if (Number.isFinite(ms) && ms > delay) delay = ms;
+  return Math.round(delay);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+}
+
+function warningsHeader(warnings: Warning[]): string {
+  const fields = [...new Set(warnings.map((w) => w.field))].join(',');
+  return (warnings.length + '; ' + fields).slice(0, 512).replace(/[^\x20-\x7e]/g, '?');
+}
+
+/**
+ * Responses `previous_response_id`: splice the stored conversation in front of the new input when the
+ * gateway answered it. A pass-through-only plan (OpenAI upstream) lets the upstream resolve it.
+ */
+function resolvePreviousResponse(ctx: AppContext, ir: IrRequest, plan: RoutePlan): IrRequest {
+  const prev = ir.extras.responses?.previous_response_id;
+  if (typeof prev !== 'string' || prev === '') return ir;
+  const turns = ctx.store.get(prev);
+  if (turns) return { ...ir, turns: [...turns, ...ir.turns] };
+  if (plan.targets.every((t) => t.provider.protocol === 'responses')) return ir;
+  throw new GatewayError('invalid_request', `Previous response with id '${prev}' not found.`, {
+    param: 'previous_response_id',
+    code: 'previous_response_not_found',
+  });
+}

@@ -1,0 +1,117 @@
+// Pass-through relay for OpenAI Responses streams: frames re-emitted as they arrive; the lifecycle
+// frames (created / in_progress / completed / incomplete / failed) get the caller's model name back
+// and feed the usage tap; finished items are remembered so a stream cut short can still end with a
+// proper `response.failed` (Codex fails a turn that never sees a terminal event).
+import { sseFrame } from '../../codecs/sse.js';
+import type { SseFrame } from '../../drivers/sse-parser.js';
+import { GatewayError } from '../../errors.js';
+import type { RequestRecord } from '../../observability/request-record.js';
+import type { Relay } from './messages-relay.js';
+import { responsesUsage } from './usage-taps.js';
+
+const LIFECYCLE = new Set(['response.created', 'response.in_progress', 'response.queued', 'response.completed', 'response.incomplete', 'response.failed']);
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+export class ResponsesRelay implements Relay {
+  finished = false;
+  private frames = 0;
+  private snapshot: Record<string, unknown> | undefined;
+  private readonly items: unknown[] = [];
+
+  constructor(
+    private readonly rec: RequestRecord,
+    private readonly callerModel: string,
+    private readonly rewriteModel: boolean,
+  ) {}
+
+  earlyError(frame: SseFrame): GatewayError | undefined {
+    const type = frame.event ?? typeOf(frame.data);
+    if (type !== 'error' && type !== 'response.failed') return undefined;
+    return errorFromData(frame.data);
+  }
+
+  frame(frame: SseFrame): string {
+    this.frames++;
+    const type = frame.event ?? typeOf(frame.data);
+    let data = frame.data;
+    if (type === undefined) return sseFrame('message', data);
+    if (LIFECYCLE.has(type)) {
+      const obj = safeParse(data) as { response?: Record<string, unknown> } | undefined;
+      if (obj?.response) {
+        const r = obj.response;
+        if (this.rewriteModel) {
+          r.model = this.callerModel;
+          data = JSON.stringify(obj);
+        }
+        if (!this.snapshot) this.snapshot = r;
+        if (TERMINAL.has(type)) {
+          this.finished = true;
+          this.rec.usage = responsesUsage(r.usage as never);
+          if (type === 'response.failed') this.rec.errorKind = errorFromData(data).kind;
+          else this.rec.finishReason = type === 'response.completed' ? 'completed' : `incomplete:${(r.incomplete_details as { reason?: string } | null)?.reason ?? ''}`;
+        }
+      }
+    } else if (type === 'response.output_item.done') {
+      const obj = safeParse(data) as { item?: unknown } | undefined;
+      if (obj?.item) this.items.push(obj.item);
+    } else if (type.endsWith('.delta')) {
+      if (this.rec.tFirstToken === 0) this.rec.tFirstToken = performance.now();
+    } else if (type === 'error') {
+      this.rec.errorKind = errorFromData(data).kind;
+    }
+    return sseFrame(type, data);
+  }
+
+  closingFrames(err: GatewayError): string {
+    this.finished = true;
+    const code = err.kind === 'rate_limit' ? 'rate_limit_exceeded' : err.kind === 'context_overflow' ? 'context_length_exceeded' : 'server_error';
+    const errorType = err.kind === 'rate_limit' ? 'rate_limit_error' : err.kind === 'context_overflow' ? 'invalid_request_error' : 'server_error';
+    const seq = this.frames;
+    const errorFrame = sseFrame(
+      'error',
+      JSON.stringify({ type: 'error', sequence_number: seq, code, message: err.message, param: null, error: { type: errorType, code, message: err.message, param: null } }),
+    );
+    const response = {
+      ...(this.snapshot ?? { id: 'resp_unknown', object: 'response', created_at: Math.floor(Date.now() / 1000), model: this.callerModel }),
+      status: 'failed',
+      error: { code, message: err.message },
+      incomplete_details: null,
+      output: this.items,
+      usage: null,
+    };
+    return errorFrame + sseFrame('response.failed', JSON.stringify({ type: 'response.failed', sequence_number: seq + 1, response }));
+  }
+}
+
+function typeOf(data: string): string | undefined {
+  const obj = safeParse(data) as { type?: string } | undefined;
+  return typeof obj?.type === 'string' ? obj.type : undefined;
+}
+
+function safeParse(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}
+
+function errorFromData(data: string): GatewayError {
+  const obj = safeParse(data) as
+    | { code?: string; message?: string; error?: { code?: string; message?: string; type?: string }; response?: { error?: { code?: string; message?: string } } }
+    | undefined;
+  const e = obj?.response?.error ?? obj?.error ?? obj;
+  const code = e?.code ?? '';
+  const message = e?.message ?? 'upstream error';
+  const kind =
+    code === 'rate_limit_exceeded'
+      ? 'rate_limit'
+      : code === 'context_length_exceeded'
+        ? 'context_overflow'
+        : code === 'insufficient_quota'
+          ? 'billing'
+          : code === 'server_is_overloaded' || code === 'slow_down'
+            ? 'overloaded'
+            : 'api_error';
+  return new GatewayError(kind, message, { code: code || undefined });
+}

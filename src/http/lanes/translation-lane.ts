@@ -1,0 +1,77 @@
+// Translation lane: caller protocol ≠ upstream protocol. IR → driver request → upstream stream →
+// driver decoder → IR events → the caller's encoder (event-delivery).
+import { GatewayError } from '../../errors.js';
+import { driverFor, driverTarget } from '../../drivers/registry.js';
+import { readText, transportError } from '../../drivers/http-client.js';
+import { SseParser } from '../../drivers/sse-parser.js';
+import { resultToEvents } from '../../ir/result-to-events.js';
+import type { Protocol, Warning } from '../../ir/types.js';
+import type { RouteTarget } from '../../router/model-table.js';
+import { applyTargetSettings } from '../../router/target-settings.js';
+import { EventDelivery } from '../event-delivery.js';
+import type { Generation } from '../generation.js';
+import { forwardedHeaders } from './forwarded-headers.js';
+import { callUpstream } from './upstream-call.js';
+
+export async function runTranslationLane(gen: Generation, target: RouteTarget): Promise<void> {
+  const provider = target.provider;
+  const driver = driverFor(provider.protocol as Protocol);
+  const ir = applyTargetSettings(gen.ir, target.target);
+  const streamUpstream = provider.streamUpstream || gen.ir.stream;
+  // Warnings are per attempt: a fallback target may drop different things.
+  const warnings: Warning[] = gen.warnings.slice(0, gen.baseWarningCount);
+  const encoded = driver.encodeRequest(ir, driverTarget(provider, target.model, forwardedHeaders(gen, provider.protocol)), streamUpstream, warnings);
+  gen.warnings = warnings;
+  gen.rec.warnings = warnings;
+
+  const call = await callUpstream(gen, target, driver, encoded);
+  const { response } = call;
+  const delivery = new EventDelivery(gen, target);
+
+  if (!streamUpstream) {
+    let json: unknown;
+    try {
+      json = JSON.parse(await readText(response.body, 256 * 1024 * 1024));
+    } catch (err) {
+      throw err instanceof SyntaxError ? new GatewayError('api_error', `upstream ${provider.name} sent a malformed body`) : transportError(err, provider.name);
+    } finally {
+      call.finish();
+    }
+    const result = driver.decodeResult(json, ir);
+    resultToEvents(result, delivery.emit);
+    delivery.end();
+    return delivery.done;
+  }
+
+  const body = response.body;
+  const decoder = driver.createEventDecoder(ir, delivery.emit);
+  const parser = new SseParser((frame) => decoder.frame(frame));
+  delivery.source = {
+    pause: () => body.pause(),
+    resume: () => body.resume(),
+    cancel: () => call.abort.abort(),
+  };
+  const rec = gen.rec;
+  body.on('data', (chunk: Buffer) => {
+    if (rec.tUpstreamFirstByte === 0) rec.tUpstreamFirstByte = performance.now();
+    parser.push(chunk);
+  });
+  body.on('end', () => {
+    call.finish();
+    parser.end();
+    decoder.end();
+    delivery.end();
+  });
+  body.on('error', (err) => {
+    call.finish();
+    const reason = call.abortReason();
+    if (reason === 'client') {
+      rec.upstreamAborted = true;
+      delivery.sourceFailed(new GatewayError('api_error', 'caller disconnected'));
+      return;
+    }
+    const gerr = reason === 'timeout' ? new GatewayError('timeout', `upstream ${provider.name} exceeded its total time limit`) : transportError(err, provider.name);
+    delivery.sourceFailed(gerr);
+  });
+  return delivery.done;
+}

@@ -1,0 +1,26 @@
+// Small pieces every route uses: the request id, and errors rendered in the caller's envelope.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import type { InboundCodec } from '../codecs/types.js';
+import type { GatewayError } from '../errors.js';
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's x-request-id when it is sane, else a fresh `req_…`. */
+export function requestIdFor(request: FastifyRequest): string {
+  const given = request.headers['x-request-id'];
+  if (typeof given === 'string' && SAFE_ID.test(given)) return given;
+  return 'req_' + randomBytes(12).toString('hex');
+}
+
+/** Sends the error; returns the status used. */
+export function sendError(reply: FastifyReply, codec: InboundCodec, err: GatewayError, requestId: string): number {
+  const encoded = codec.encodeError(err, requestId);
+  reply
+    .code(encoded.status)
+    .headers(encoded.headers)
+    .header(codec.protocol === 'messages' ? 'request-id' : 'x-request-id', requestId)
+    .type('application/json')
+    .send(encoded.body);
+  return encoded.status;
+}

@@ -1,0 +1,63 @@
+// GET /v1/models and /v1/models/{id}: the configured aliases, in Anthropic's list shape when the
+// caller looks like an Anthropic client (anthropic-version / vendor-version / x-api-key), else OpenAI's.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { messagesCodec } from '../../codecs/anthropic-messages/index.js';
+import { responsesCodec } from '../../codecs/openai-responses/index.js';
+import { GatewayError, toGatewayError } from '../../errors.js';
+import { authenticate } from '../auth.js';
+import type { AppContext } from '../context.js';
+import { requestIdFor, sendError } from '../reply-helpers.js';
+
+const CREATED = '2025-01-01T00:00:00Z';
+const CREATED_UNIX = 1735689600;
+
+function isAnthropicCaller(request: FastifyRequest): boolean {
+  const h = request.headers;
+  return h['anthropic-version'] !== undefined || h['vendor-version'] !== undefined || h['x-api-key'] !== undefined;
+}
+
+function anthropicModel(id: string) {
+  return { type: 'model', id, display_name: id, created_at: CREATED };
+}
+
+function openaiModel(id: string, owner: string) {
+  return { id, object: 'model', created: CREATED_UNIX, owned_by: owner };
+}
+
+export function registerModelRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get('/v1/models', async (request, reply) => {
+    const anthropic = isAnthropicCaller(request);
+    const codec = anthropic ? messagesCodec : responsesCodec;
+    const requestId = requestIdFor(request);
+    try {
+      authenticate(ctx.config.authKeys, request.headers);
+      const ids = ctx.table.aliases;
+      const body = anthropic
+        ? { data: ids.map(anthropicModel), has_more: false, first_id: ids[0] ?? null, last_id: ids[ids.length - 1] ?? null }
+        : { object: 'list', data: ids.map((id) => openaiModel(id, ownerOf(ctx, id))) };
+      reply.header(anthropic ? 'request-id' : 'x-request-id', requestId).type('application/json').send(JSON.stringify(body));
+    } catch (err) {
+      sendError(reply, codec, toGatewayError(err), requestId);
+    }
+  });
+
+  app.get<{ Params: { id: string } }>('/v1/models/:id', async (request, reply) => {
+    const anthropic = isAnthropicCaller(request);
+    const codec = anthropic ? messagesCodec : responsesCodec;
+    const requestId = requestIdFor(request);
+    try {
+      authenticate(ctx.config.authKeys, request.headers);
+      const id = request.params.id;
+      const plan = ctx.table.resolve(id);
+      if (!plan) throw new GatewayError('not_found', `model "${id}" is not configured on this gateway`, { param: 'model', code: 'model_not_found' });
+      const body = anthropic ? anthropicModel(id) : openaiModel(id, ownerOf(ctx, id));
+      reply.header(anthropic ? 'request-id' : 'x-request-id', requestId).type('application/json').send(JSON.stringify(body));
+    } catch (err) {
+      sendError(reply, codec, toGatewayError(err), requestId);
+    }
+  });
+}
+
+function ownerOf(ctx: AppContext, id: string): string {
+  return ctx.table.resolve(id)?.targets[0]?.provider.name ?? 'switchyard';
+}

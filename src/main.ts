@@ -1,0 +1,85 @@
+// Process entry: read arguments and environment (the only reader of process.env), load the config,
+// build the app, listen, reload on SIGHUP or a change of the config file, close gracefully.
+import { watch } from 'node:fs';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config/load-config.js';
+import { createLogger } from './observability/logger.js';
+
+interface Args {
+  config?: string;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--config' || a === '-c') args.config = argv[++i];
+    else if (a.startsWith('--config=')) args.config = a.slice('--config='.length);
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write('usage: switchyard [--config FILE]   (or SWITCHYARD_CONFIG=FILE)\n');
+      process.exit(0);
+    }
+  }
+  return args;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const file = args.config ?? process.env.SWITCHYARD_CONFIG;
+  const env = process.env;
+  let config;
+  try {
+    config = loadConfig({ file, env });
+  } catch (err) {
+    process.stderr.write(`switchyard: ${err instanceof ConfigError ? err.message : String(err)}\n`);
+    process.exit(2);
+  }
+  const logger = createLogger(config.logLevel);
+  const built = buildApp(config, { logger });
+  if (config.authKeys.length === 0) {
+    logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
+  }
+  await built.app.listen({ host: config.server.host, port: config.server.port });
+  built.setReady(true);
+  const address = built.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.server.port;
+  logger.info(
+    { host: config.server.host, port, config: config.source, providers: [...config.providers.keys()], models: config.models.map((m) => m.name) },
+    `switchyard listening on http://${config.server.host}:${port}`,
+  );
+
+  const reload = (why: string) => {
+    try {
+      const next = loadConfig({ file, env });
+      built.reload(next);
+      logger.info({ config: next.source, why, models: next.models.map((m) => m.name) }, 'configuration reloaded');
+    } catch (err) {
+      logger.error({ why, error: err instanceof Error ? err.message : String(err) }, 'configuration reload refused; keeping the current one');
+    }
+  };
+  process.on('SIGHUP', () => reload('SIGHUP'));
+  if (file) {
+    let pending: NodeJS.Timeout | undefined;
+    watch(file, () => {
+      // Editors write in several steps: settle first.
+      if (pending) clearTimeout(pending);
+      pending = setTimeout(() => reload('file changed'), 200);
+    }).unref();
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    built.setReady(false);
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), config.server.shutdownGraceMs);
+    force.unref();
+    await built.app.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+void main();
