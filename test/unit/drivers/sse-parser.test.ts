@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { SseParser, type SseFrame } from '../../../src/drivers/sse-parser.js';
+
+function parseAll(chunks: (string | Uint8Array)[]): SseFrame[] {
+  const frames: SseFrame[] = [];
+  const p = new SseParser((f) => frames.push(f));
+  for (const c of chunks) p.push(c);
+  p.end();
+  return frames;
+}
+
+const SAMPLE =
+  'event: message_start\ndata: {"type":"message_start","message":{"id":"m","text":"h\\u00e9llo ✓ 日本"}}\n\n' +
+  ': keep-alive comment\n\n' +
+  'event: content_block_delta\r\ndata: {"a":1}\r\n\r\n' +
+  'data:{"no":"space"}\r\r' +
+  'data: line1\ndata: line2\n\n' +
+  'event: empty-data-ignored\n\n' +
+  'data: [DONE]\n\n';
+
+const EXPECTED: SseFrame[] = [
+  { event: 'message_start', data: '{"type":"message_start","message":{"id":"m","text":"h\\u00e9llo ✓ 日本"}}' },
+  { event: 'content_block_delta', data: '{"a":1}' },
+  { event: undefined, data: '{"no":"space"}' },
+  { event: undefined, data: 'line1\nline2' },
+  { event: undefined, data: '[DONE]' },
+];
+
+describe('SseParser', () => {
+  it('parses LF, CRLF and CR framing, comments, data without a space, multi-line data', () => {
+    expect(parseAll([SAMPLE])).toEqual(EXPECTED);
+  });
+
+  it('gives the same frames for the bytes split at every offset (including inside UTF-8 sequences)', () => {
+    const bytes = Buffer.from(SAMPLE, 'utf8');
+    for (let i = 1; i < bytes.length; i++) {
+      expect(parseAll([bytes.subarray(0, i), bytes.subarray(i)]), `split at ${i}`).toEqual(EXPECTED);
+    }
+  });
+
+  it('survives one byte at a time', () => {
+    const bytes = Buffer.from(SAMPLE, 'utf8');
+    const chunks: Uint8Array[] = [];
+    for (let i = 0; i < bytes.length; i++) chunks.push(bytes.subarray(i, i + 1));
+    expect(parseAll(chunks)).toEqual(EXPECTED);
+  });
+
+  it('dispatches a last frame that lacks its blank line at end of input', () => {
+    expect(parseAll(['event: x\ndata: {"y":2}'])).toEqual([{ event: 'x', data: '{"y":2}' }]);
+  });
+});
