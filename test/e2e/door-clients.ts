@@ -1,0 +1,192 @@
+// The two front doors as the official SDKs use them, behind one small interface so the conformance
+// matrix can run every scenario through both: build a request, send it streamed or not, read the
+// answer back in a normalised form, and continue the conversation from the raw answer.
+import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
+import type { Harness } from '../support/gateway-harness.js';
+
+export type Door = 'messages' | 'responses';
+
+export interface Ask {
+  system?: string;
+  /** Alternating turns, starting and ending with user. */
+  turns: { role: 'user' | 'assistant'; text: string }[];
+  tools?: boolean;
+  /** Force the get_weather tool. */
+  forceTool?: boolean;
+  maxTokens?: number;
+  stop?: string[];
+  image?: { base64: string; mediaType: string } | { url: string };
+  reasoning?: boolean;
+}
+
+export interface Answer {
+  texts: string[];
+  toolCalls: { id: string; name: string; args: unknown }[];
+  reasoning: { text: string; opaque: string | null }[];
+  /** Messages stop_reason, or Responses status[/incomplete reason]. */
+  stop: string;
+  stopSequence?: string | null;
+  usage: { input: number; output: number; total?: number };
+  model: string;
+  headers?: Headers;
+}
+
+export interface Exchange {
+  answer: Answer;
+  /** Send the tool results back (ids as the client received them). */
+  continueWith(results: { id: string; output: string }[], stream: boolean): Promise<Exchange>;
+}
+
+export const WEATHER_TOOL = {
+  name: 'get_weather',
+  description: 'Current weather for a city',
+  schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+export async function ask(h: Harness, door: Door, model: string, a: Ask, stream: boolean, withHeaders = false): Promise<Exchange> {
+  return door === 'messages' ? askMessages(h, model, a, stream, withHeaders) : askResponses(h, model, a, stream, withHeaders);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function askMessages(h: Harness, model: string, a: Ask, stream: boolean, withHeaders: boolean): Promise<Exchange> {
+  const messages: Anthropic.MessageParam[] = a.turns.map((t, i) => {
+    if (i === a.turns.length - 1 && t.role === 'user' && a.image) {
+      const source: Anthropic.ImageBlockParam['source'] =
+        'url' in a.image
+          ? { type: 'url', url: a.image.url }
+          : { type: 'base64', media_type: a.image.mediaType as 'image/png', data: a.image.base64 };
+      return { role: 'user', content: [{ type: 'image', source }, { type: 'text', text: t.text }] };
+    }
+    return { role: t.role, content: t.text };
+  });
+  const params: Anthropic.MessageCreateParamsNonStreaming = {
+    model,
+    max_tokens: a.maxTokens ?? (a.reasoning ? 4096 : 1024),
+    messages,
+  };
+  if (a.system) params.system = a.system;
+  if (a.tools) params.tools = [{ name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.schema as never }];
+  if (a.forceTool) params.tool_choice = { type: 'tool', name: WEATHER_TOOL.name };
+  if (a.stop) params.stop_sequences = a.stop;
+  if (a.reasoning) params.thinking = { type: 'enabled', budget_tokens: 2048 };
+  return sendMessages(h, params, stream, withHeaders);
+}
+
+async function sendMessages(h: Harness, params: Anthropic.MessageCreateParamsNonStreaming, stream: boolean, withHeaders: boolean): Promise<Exchange> {
+  let msg: Anthropic.Message;
+  let headers: Headers | undefined;
+  if (stream) {
+    msg = await h.anthropic.messages.stream(params).finalMessage();
+  } else if (withHeaders) {
+    const r = await h.anthropic.messages.create(params).withResponse();
+    msg = r.data;
+    headers = r.response.headers;
+  } else {
+    msg = await h.anthropic.messages.create(params);
+  }
+  const answer: Answer = {
+    texts: [],
+    toolCalls: [],
+    reasoning: [],
+    stop: msg.stop_reason ?? 'null',
+    stopSequence: msg.stop_sequence,
+    usage: { input: msg.usage.input_tokens + (msg.usage.cache_read_input_tokens ?? 0) + (msg.usage.cache_creation_input_tokens ?? 0), output: msg.usage.output_tokens },
+    model: msg.model,
+    headers,
+  };
+  for (const b of msg.content) {
+    if (b.type === 'text') answer.texts.push(b.text);
+    else if (b.type === 'tool_use') answer.toolCalls.push({ id: b.id, name: b.name, args: b.input });
+    else if (b.type === 'thinking') answer.reasoning.push({ text: b.thinking, opaque: b.signature });
+    else if (b.type === 'redacted_thinking') answer.reasoning.push({ text: '', opaque: b.data });
+  }
+  return {
+    answer,
+    continueWith(results, nextStream) {
+      const next: Anthropic.MessageCreateParamsNonStreaming = {
+        ...params,
+        messages: [
+          ...params.messages,
+          { role: 'assistant', content: msg.content as Anthropic.ContentBlockParam[] },
+          { role: 'user', content: results.map((r) => ({ type: 'tool_result' as const, tool_use_id: r.id, content: r.output })) },
+        ],
+      };
+      delete next.tool_choice;
+      return sendMessages(h, next, nextStream, false);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function askResponses(h: Harness, model: string, a: Ask, stream: boolean, withHeaders: boolean): Promise<Exchange> {
+  const input: OpenAI.Responses.ResponseInputItem[] = a.turns.map((t, i) => {
+    if (i === a.turns.length - 1 && t.role === 'user' && a.image) {
+      const url = 'url' in a.image ? a.image.url : `data:${a.image.mediaType};base64,${a.image.base64}`;
+      return { role: 'user', content: [{ type: 'input_image', image_url: url, detail: 'auto' }, { type: 'input_text', text: t.text }] };
+    }
+    return { role: t.role, content: t.text };
+  });
+  const params: OpenAI.Responses.ResponseCreateParamsNonStreaming = { model, input, store: false };
+  if (a.system) params.instructions = a.system;
+  if (a.maxTokens) params.max_output_tokens = a.maxTokens;
+  if (a.tools) {
+    params.tools = [{ type: 'function', name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, parameters: WEATHER_TOOL.schema, strict: false }];
+  }
+  if (a.forceTool) params.tool_choice = { type: 'function', name: WEATHER_TOOL.name };
+  if (a.reasoning) {
+    params.reasoning = { effort: 'medium', summary: 'auto' };
+    params.include = ['reasoning.encrypted_content'];
+  }
+  return sendResponses(h, params, stream, withHeaders);
+}
+
+async function sendResponses(h: Harness, params: OpenAI.Responses.ResponseCreateParamsNonStreaming, stream: boolean, withHeaders: boolean): Promise<Exchange> {
+  let resp: OpenAI.Responses.Response;
+  let headers: Headers | undefined;
+  if (stream) {
+    resp = await h.openai.responses.stream(params).finalResponse();
+  } else if (withHeaders) {
+    const r = await h.openai.responses.create(params).withResponse();
+    resp = r.data;
+    headers = r.response.headers;
+  } else {
+    resp = await h.openai.responses.create(params);
+  }
+  const answer: Answer = {
+    texts: [],
+    toolCalls: [],
+    reasoning: [],
+    stop: resp.status + (resp.incomplete_details?.reason ? '/' + resp.incomplete_details.reason : ''),
+    usage: { input: resp.usage?.input_tokens ?? -1, output: resp.usage?.output_tokens ?? -1, total: resp.usage?.total_tokens },
+    model: resp.model,
+    headers,
+  };
+  for (const item of resp.output) {
+    if (item.type === 'message') {
+      for (const c of item.content) if (c.type === 'output_text') answer.texts.push(c.text);
+    } else if (item.type === 'function_call') {
+      answer.toolCalls.push({ id: item.call_id, name: item.name, args: JSON.parse(item.arguments || '{}') });
+    } else if (item.type === 'reasoning') {
+      answer.reasoning.push({ text: item.summary.map((s) => s.text).join('\n\n'), opaque: item.encrypted_content ?? null });
+    }
+  }
+  return {
+    answer,
+    continueWith(results, nextStream) {
+      const prior = Array.isArray(params.input) ? params.input : [];
+      const next: OpenAI.Responses.ResponseCreateParamsNonStreaming = {
+        ...params,
+        input: [
+          ...prior,
+          ...(resp.output as OpenAI.Responses.ResponseInputItem[]),
+          ...results.map((r) => ({ type: 'function_call_output' as const, call_id: r.id, output: r.output })),
+        ],
+      };
+      delete next.tool_choice;
+      return sendResponses(h, next, nextStream, false);
+    },
+  };
+}
