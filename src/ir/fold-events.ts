@@ -47,6 +47,7 @@ export class EventFolder {
         return;
       case 'tool-call-start': {
         const part: ToolCallPart = { type: 'tool-call', id: ev.id, name: ev.name, arguments: '', kind: ev.kind };
+        if (ev.namespace) part.namespace = ev.namespace;
         this.content.push(part);
         this.open = part;
         return;

@@ -18,7 +18,11 @@ export function resultToEvents(result: IrResult, emit: (ev: IrEvent) => void): v
         emit({ type: 'reasoning-end', block, carry: part.carry });
         break;
       case 'tool-call':
-        emit({ type: 'tool-call-start', block, id: part.id, name: part.name, kind: part.kind });
+        emit(
+          part.namespace
+            ? { type: 'tool-call-start', block, id: part.id, name: part.name, kind: part.kind, namespace: part.namespace }
+            : { type: 'tool-call-start', block, id: part.id, name: part.name, kind: part.kind },
+        );
         if (part.arguments) emit({ type: 'tool-call-delta', block, argumentsDelta: part.arguments });
         emit({ type: 'tool-call-end', block, arguments: part.arguments });
         break;
