@@ -1,0 +1,16 @@
+// The Anthropic Messages front door: `POST /v1/messages` (and count_tokens) ⇄ IR.
+import type { InboundCodec } from '../types.js';
+import { decodeCountTokensRequest, decodeRequest } from './decode-request.js';
+import { encodeError } from './encode-error.js';
+import { createStreamEncoder } from './encode-events.js';
+import { encodeResult } from './encode-result.js';
+
+export { decodeCountTokensRequest };
+
+export const messagesCodec: InboundCodec = {
+  protocol: 'messages',
+  decodeRequest,
+  encodeResult,
+  createStreamEncoder,
+  encodeError,
+};
