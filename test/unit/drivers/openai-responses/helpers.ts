@@ -1,0 +1,59 @@
+// Shared by the Responses driver tests: an IR request builder, a target, and a fixture decoder that
+// runs raw bytes through the real SSE parser and the driver's event decoder.
+import { readFileSync } from 'node:fs';
+import { SseParser } from '../../../../src/drivers/sse-parser.js';
+import { responsesDriver } from '../../../../src/drivers/openai-responses/index.js';
+import type { DriverTarget } from '../../../../src/drivers/types.js';
+import type { IrEvent, IrRequest } from '../../../../src/ir/types.js';
+
+const FIXTURES = new URL('../../../fixtures/responses/upstream/', import.meta.url);
+
+export function fixtureBytes(name: string): Buffer {
+  return readFileSync(new URL(name, FIXTURES));
+}
+
+export function fixtureJson(name: string): unknown {
+  return JSON.parse(fixtureBytes(name).toString('utf8'));
+}
+
+export function request(over: Partial<IrRequest> = {}): IrRequest {
+  return {
+    model: 'alias',
+    system: [],
+    turns: [{ role: 'user', parts: [{ type: 'text', text: 'Hi' }] }],
+    tools: [],
+    stopSequences: [],
+    stream: true,
+    sourceProtocol: 'messages',
+    extras: {},
+    ...over,
+  };
+}
+
+export const target: DriverTarget = {
+  model: 'gpt-5',
+  apiKey: 'sk-upstream',
+  headers: { 'x-config-header': 'on' },
+  options: { defaultMaxTokens: 4096, maxTokensField: 'max_tokens', echoReasoningContent: false, systemRole: 'system' },
+};
+
+/** Bytes (in the given chunks) → IR events, through SseParser and the driver's decoder, ending both. */
+export function decodeChunks(chunks: readonly Uint8Array[], req: IrRequest = request()): IrEvent[] {
+  const events: IrEvent[] = [];
+  const decoder = responsesDriver.createEventDecoder(req, (ev) => events.push(ev));
+  const parser = new SseParser((frame) => decoder.frame(frame));
+  for (const chunk of chunks) parser.push(chunk);
+  parser.end();
+  decoder.end();
+  return events;
+}
+
+/** Offsets at which splitting the bytes in two changes the decoded events (expected: none). */
+export function unstableSplits(bytes: Buffer, req: IrRequest = request()): number[] {
+  const whole = JSON.stringify(decodeChunks([bytes], req));
+  const bad: number[] = [];
+  for (let i = 1; i < bytes.length; i++) {
+    if (JSON.stringify(decodeChunks([bytes.subarray(0, i), bytes.subarray(i)], req)) !== whole) bad.push(i);
+  }
+  return bad;
+}
