@@ -1,6 +1,7 @@
 // One record per gateway request, filled in by the routes and lanes as the request flows, read by
 // the observability tap at the end (metrics + one log line). Plain fields, stable shape.
 import type { Protocol, Usage, Warning } from '../ir/types.js';
+import type { HistogramSink } from './metrics.js';
 
 export type FrontDoor = 'messages' | 'responses' | 'count_tokens' | 'input_tokens' | 'models';
 export type Lane = 'passthrough' | 'translation' | 'local' | 'none';
@@ -48,6 +49,10 @@ export class RequestRecord {
   upstreamAborted = false;
   /** Last time an event was written to the caller, for the inter-event gap histogram. */
   lastEventAt = 0;
+  /** SSE headers sent to the caller (set by Observability.streamOpened; 0 = not a stream / not reached). */
+  tStreamOpened = 0;
+  /** The inter-event gap series, bound once at stream open so the per-event call does no label work. */
+  eventGapSink: HistogramSink | undefined = undefined;
 
   constructor(requestId: string, frontDoor: FrontDoor, now: number) {
     this.requestId = requestId;

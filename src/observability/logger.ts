@@ -1,0 +1,96 @@
+// pino options for the gateway: the level from config, credentials redacted wherever they could be
+// logged as structured fields, and a masker for secrets that end up inside free text (upstream error
+// bodies, exception messages). Nothing here logs per stream event: the hot path never calls pino.
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+
+export const REDACTED = '[redacted]';
+
+/** Structured places a credential can sit. Wildcards cover one level (pino redact semantics). */
+export const REDACT_PATHS: readonly string[] = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers["proxy-authorization"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'headers["proxy-authorization"]',
+  'headers.cookie',
+  '*.headers.authorization',
+  '*.headers["x-api-key"]',
+  '*.headers["proxy-authorization"]',
+  '*.headers.cookie',
+  'res.headers["set-cookie"]',
+  'authorization',
+  'apiKey',
+  'api_key',
+  'apiKeys',
+  '*.authorization',
+  '*.apiKey',
+  '*.api_key',
+  '*.apiKeys',
+  '*.authKeys[*].key',
+  'authKeys[*].key',
+];
+
+/** pino options: `level` is a pino level name (fatal|error|warn|info|debug|trace|silent); `extra`
+ * (e.g. a `base` or `transport` chosen by main.ts) is merged last, redaction stays. */
+export function loggerOptions(level: string, extra: LoggerOptions = {}): LoggerOptions {
+  return {
+    ...extra,
+    level,
+    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+  };
+}
+
+/** A logger with the gateway's options; `destination` for tests and custom sinks (default stdout). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = loggerOptions(level);
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/** Shortest secret that is masked inside text: masking 1–3 characters would shred any message. */
+export const MIN_SECRET_LENGTH = 4;
+
+// Credentials that look like credentials even when nobody configured them: bearer tokens, and
+// sk-… keys (vendors echo a key's prefix and suffix in their "invalid key" errors).
+const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi;
+const SK_KEY = /\bsk-[A-Za-z0-9_*.-]{4,}/g;
+
+/** Precompile a masker for a fixed set of secrets (config reload builds a new one). */
+export function secretMasker(secrets: readonly string[]): (text: string) => string {
+  const known = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH))]
+    // Longest first, so a secret that contains another is masked whole.
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp);
+  const knownRe = known.length ? new RegExp(known.join('|'), 'g') : undefined;
+  return (text: string) => {
+    let out = knownRe ? text.replace(knownRe, REDACTED) : text;
+    out = out.replace(BEARER, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+    return out.replace(SK_KEY, 'sk-' + REDACTED);
+  };
+}
+
+/** Mask every known secret value (provider keys, gateway keys) and credential-shaped token in `text`. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  return secretMasker(secrets)(text);
+}
+
+/** An error as a plain, log-safe object: messages and stacks masked, causes followed a few levels. */
+export function safeErrorObject(err: unknown, mask: (text: string) => string, depth = 0): Record<string, unknown> {
+  if (!(err instanceof Error)) {
+    return { type: typeof err, message: mask(String(err)) };
+  }
+  const out: Record<string, unknown> = { type: err.name, message: mask(err.message) };
+  const e = err as Error & { kind?: unknown; code?: unknown; upstreamStatus?: unknown; upstreamRequestId?: unknown };
+  if (typeof e.kind === 'string') out.kind = e.kind;
+  if (typeof e.code === 'string' || typeof e.code === 'number') out.code = e.code;
+  if (typeof e.upstreamStatus === 'number') out.upstreamStatus = e.upstreamStatus;
+  if (typeof e.upstreamRequestId === 'string') out.upstreamRequestId = e.upstreamRequestId;
+  if (err.stack) out.stack = mask(err.stack);
+  if (err.cause !== undefined && depth < 3) out.cause = safeErrorObject(err.cause, mask, depth + 1);
+  return out;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

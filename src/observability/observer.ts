@@ -1,0 +1,300 @@
+// The observability tap: the routes fill a RequestRecord as a request flows and call these methods at
+// a few fixed points; metrics and the single per-request log line are derived from the record here.
+// With metrics disabled every method is a no-op except the log line.
+import type { Logger } from 'pino';
+import {
+  attemptOutcomeLabel,
+  BoundedLabel,
+  errorTypeLabel,
+  statusClassLabel,
+  WarningFieldLabel,
+} from './label-limits.js';
+import { safeErrorObject, secretMasker } from './logger.js';
+import { CIRCUIT_STATE_VALUE, createMetrics, type CircuitStateName, type GatewayMetrics, type HistogramSink } from './metrics.js';
+import type { RequestRecord } from './request-record.js';
+
+export interface ObservabilityOptions {
+  metricsEnabled: boolean;
+  logger: Logger;
+  /** Configured model aliases/patterns (ModelConfig.name): the only model label values besides "other". */
+  modelLabels?: Iterable<string>;
+  /** Configured provider names: the only provider label values besides "none"/"other". */
+  providerLabels?: Iterable<string>;
+  /** Secret values masked out of logged text (gateway keys, provider keys). */
+  secrets?: readonly string[];
+  /** Node process metrics (CPU, memory, event loop, GC) on the same registry. Default true. */
+  processMetrics?: boolean;
+}
+
+/** Caps on distinct label values, whatever the config holds. */
+export const MAX_MODEL_LABELS = 200;
+export const MAX_PROVIDER_LABELS = 100;
+export const MAX_UPSTREAM_MODEL_LABELS = 500;
+export const MAX_WARNING_FIELDS = 64;
+/** Warnings listed in one log line (the count is always logged). */
+const MAX_LOGGED_WARNINGS = 20;
+const MAX_LOGGED_MODEL_LENGTH = 256;
+
+export class Observability {
+  readonly metricsEnabled: boolean;
+  private readonly logger: Logger;
+  private readonly m: GatewayMetrics | undefined;
+  private readonly models = new BoundedLabel(MAX_MODEL_LABELS, ['other']);
+  private readonly providers = new BoundedLabel(MAX_PROVIDER_LABELS, ['none', 'other']);
+  /** Upstream model names of deployments (circuit state): wildcard routes make these caller-chosen. */
+  private readonly deploymentModels = new BoundedLabel(MAX_UPSTREAM_MODEL_LABELS, ['other']);
+  private readonly warningFields = new WarningFieldLabel(MAX_WARNING_FIELDS);
+  /** Circuit-state series already set (seedCircuitStates never overwrites a real state). */
+  private readonly seeded = new Set<string>();
+  private mask: (text: string) => string;
+
+  constructor(options: ObservabilityOptions) {
+    this.metricsEnabled = options.metricsEnabled;
+    this.logger = options.logger;
+    this.mask = secretMasker(options.secrets ?? []);
+    this.setLabelSets({ models: options.modelLabels, providers: options.providerLabels });
+    this.m = options.metricsEnabled ? createMetrics({ processMetrics: options.processMetrics ?? true }) : undefined;
+  }
+
+  // --- configuration (start and reload) ---------------------------------------------------------
+
+  /** Restrict model/provider label values to what the config names (call again on reload). */
+  setLabelSets(sets: { models?: Iterable<string> | undefined; providers?: Iterable<string> | undefined }): void {
+    this.models.allow(sets.models);
+    this.providers.allow(sets.providers);
+  }
+
+  /** Model label values = the configured aliases/patterns (ModelConfig.name); others → "other". */
+  setModelLabels(names: Iterable<string>): void {
+    this.models.allow(names);
+  }
+
+  /** Provider label values = the configured provider names; others → "other". */
+  setProviderLabels(names: Iterable<string>): void {
+    this.providers.allow(names);
+  }
+
+  /** Replace the secrets masked out of logged text (call again on reload). */
+  setSecrets(secrets: readonly string[]): void {
+    this.mask = secretMasker(secrets);
+  }
+
+  // --- the request lifecycle --------------------------------------------------------------------
+
+  /** A request arrived (the record is fresh: only frontDoor and tStart are known). */
+  requestStarted(rec: RequestRecord): void {
+    if (!this.m) return;
+    this.m.inFlight.labels(rec.frontDoor).inc();
+  }
+
+  /** SSE headers went to the caller; provider and lane are final from here on. Once per request. */
+  streamOpened(rec: RequestRecord): void {
+    if (!this.m || rec.tStreamOpened !== 0) return;
+    rec.tStreamOpened = performance.now();
+    rec.lastEventAt = 0;
+    this.m.openStreams.labels(rec.frontDoor).inc();
+    // Bind the per-event series now, so eventWritten does no label work at all.
+    rec.eventGapSink = this.m.eventGap.child(rec.frontDoor, this.providers.value(rec.provider));
+  }
+
+  /**
+   * One event/frame was written to a streaming caller at `now` (performance.now()). Hot path: one
+   * subtraction and a few typed-array writes: no object allocation, no label lookup, no logging.
+   */
+  eventWritten(rec: RequestRecord, now: number): void {
+    const sink: HistogramSink | undefined = rec.eventGapSink;
+    if (sink === undefined) return;
+    if (rec.lastEventAt !== 0) sink.observe((now - rec.lastEventAt) / 1000);
+    rec.lastEventAt = now;
+  }
+
+  /**
+   * The request is over (rec.tEnd set; call exactly once, from a finally). Records every stage
+   * whose timestamps were reached (0 = not reached: skipped) and writes the one log line.
+   */
+  requestFinished(rec: RequestRecord): void {
+    const end = rec.tEnd !== 0 ? rec.tEnd : performance.now();
+    const totalMs = end - rec.tStart;
+    const upstreamMs = rec.tUpstreamSent !== 0 && rec.tUpstreamEnd !== 0 ? rec.tUpstreamEnd - rec.tUpstreamSent : -1;
+    const overheadMs = upstreamMs >= 0 ? Math.max(0, totalMs - upstreamMs) : -1;
+    const ttftMs = rec.stream && rec.tFirstToken !== 0 ? rec.tFirstToken - rec.tStart : -1;
+    if (this.m) this.recordMetrics(rec, totalMs, upstreamMs, overheadMs, ttftMs);
+    this.logRequest(rec, totalMs, upstreamMs, overheadMs, ttftMs);
+  }
+
+  private recordMetrics(rec: RequestRecord, totalMs: number, upstreamMs: number, overheadMs: number, ttftMs: number): void {
+    const m = this.m!;
+    const fd = rec.frontDoor;
+    const model = this.models.value(rec.modelLabel);
+    const provider = this.providers.value(rec.provider);
+    const protocol = rec.upstreamProtocol;
+    const lane = rec.lane;
+
+    m.inFlight.labels(fd).dec();
+    if (rec.tStreamOpened !== 0) {
+      m.openStreams.labels(fd).dec();
+      if (rec.clientAborted) m.streamsClientAborted.labels(fd).inc();
+    }
+    m.requests.labels(fd, model, provider, protocol, lane, statusClassLabel(rec.status), errorTypeLabel(rec.errorKind)).inc();
+
+    if (rec.tDecoded !== 0) m.decode.labels(fd).observe((rec.tDecoded - rec.tStart) / 1000);
+    if (rec.tRouted !== 0 && rec.tDecoded !== 0) m.routing.observe((rec.tRouted - rec.tDecoded) / 1000);
+    if (rec.encodeMs > 0) m.encode.labels(fd).observe(rec.encodeMs / 1000);
+    if (rec.tUpstreamSent !== 0) {
+      const answered = rec.tUpstreamHeaders !== 0 ? rec.tUpstreamHeaders : rec.tUpstreamFirstByte;
+      if (answered !== 0) m.upstreamTtfb.labels(provider, protocol).observe((answered - rec.tUpstreamSent) / 1000);
+    }
+    if (upstreamMs >= 0) m.upstreamDuration.labels(provider, protocol).observe(upstreamMs / 1000);
+    if (ttftMs >= 0) m.ttft.labels(fd, model, provider, lane).observe(ttftMs / 1000);
+    m.requestDuration.labels(fd, model, provider, lane, rec.stream ? 'true' : 'false').observe(totalMs / 1000);
+    if (overheadMs >= 0 && rec.attempts <= 1) m.overhead.labels(fd, lane).observe(overheadMs / 1000);
+
+    const u = rec.usage;
+    if (u) {
+      if (u.inputTokens > 0) m.tokens.labels(model, provider, 'input').inc(u.inputTokens);
+      if (u.outputTokens > 0) m.tokens.labels(model, provider, 'output').inc(u.outputTokens);
+      if (u.cacheReadTokens > 0) m.tokens.labels(model, provider, 'cache_read').inc(u.cacheReadTokens);
+      if (u.cacheWriteTokens > 0) m.tokens.labels(model, provider, 'cache_write').inc(u.cacheWriteTokens);
+      if (u.reasoningTokens > 0) m.tokens.labels(model, provider, 'reasoning').inc(u.reasoningTokens);
+    }
+    if (rec.retries > 0) m.retries.labels(model).inc(rec.retries);
+    if (rec.upstreamAborted) m.upstreamAborts.labels(provider).inc();
+    for (const w of rec.warnings) {
+      m.translationWarnings.labels(this.warningFields.value(w.field), fd, protocol).inc();
+    }
+  }
+
+  private logRequest(rec: RequestRecord, totalMs: number, upstreamMs: number, overheadMs: number, ttftMs: number): void {
+    const u = rec.usage;
+    const warnings = rec.warnings;
+    this.logger.info(
+      {
+        requestId: rec.requestId,
+        frontDoor: rec.frontDoor,
+        model: rec.requestedModel.length > MAX_LOGGED_MODEL_LENGTH ? rec.requestedModel.slice(0, MAX_LOGGED_MODEL_LENGTH) + '…' : rec.requestedModel,
+        modelLabel: rec.modelLabel,
+        provider: rec.provider,
+        upstreamProtocol: rec.upstreamProtocol,
+        upstreamModel: rec.upstreamModel,
+        lane: rec.lane,
+        stream: rec.stream,
+        status: rec.status,
+        errorKind: rec.errorKind,
+        attempts: rec.attempts,
+        retries: rec.retries,
+        fallbacks: rec.fallbacks,
+        durationMs: round(totalMs),
+        upstreamMs: upstreamMs >= 0 ? round(upstreamMs) : undefined,
+        overheadMs: overheadMs >= 0 ? round(overheadMs) : undefined,
+        ttftMs: ttftMs >= 0 ? round(ttftMs) : undefined,
+        tokens: u
+          ? { input: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadTokens, cacheWrite: u.cacheWriteTokens, reasoning: u.reasoningTokens }
+          : undefined,
+        finishReason: rec.finishReason,
+        warningCount: warnings.length,
+        warnings: warnings.length
+          ? warnings.slice(0, MAX_LOGGED_WARNINGS).map((w) => ({ field: w.field, message: this.mask(w.message) }))
+          : undefined,
+        clientAborted: rec.clientAborted || undefined,
+        upstreamAborted: rec.upstreamAborted || undefined,
+      },
+      'request finished',
+    );
+  }
+
+  // --- events outside the record --------------------------------------------------------------
+
+  /** One upstream attempt ended: outcome is "success" or a GatewayErrorKind. */
+  recordAttempt(provider: string, outcome: string): void {
+    if (!this.m) return;
+    this.m.upstreamAttempts.labels(this.providers.value(provider), attemptOutcomeLabel(outcome)).inc();
+  }
+
+  /** The router moved on to the next deployment of `modelLabel` (the bounded RequestRecord.modelLabel). */
+  recordFallback(modelLabel: string): void {
+    if (!this.m) return;
+    this.m.fallbacks.labels(this.models.value(modelLabel)).inc();
+  }
+
+  /**
+   * A deployment's circuit breaker changed state. Either (provider, upstream model, state), or
+   * (deployment, state) with DeploymentHealth's id "<provider>/<upstream model>" (the model may itself
+   * contain "/"), so `health.onStateChange = (d, s) => obs.recordCircuitState(d, s)` works as is.
+   */
+  recordCircuitState(deployment: string, state: CircuitStateName): void;
+  recordCircuitState(provider: string, model: string, state: CircuitStateName): void;
+  recordCircuitState(a: string, b: string, c?: CircuitStateName): void {
+    if (!this.m) return;
+    let provider: string;
+    let model: string;
+    let state: CircuitStateName;
+    if (c === undefined) {
+      const slash = a.indexOf('/');
+      provider = slash < 0 ? a : a.slice(0, slash);
+      model = slash < 0 ? '' : a.slice(slash + 1);
+      state = b as CircuitStateName;
+    } else {
+      provider = a;
+      model = b;
+      state = c;
+    }
+    const value = CIRCUIT_STATE_VALUE[state];
+    if (value === undefined) return;
+    const p = this.providers.value(provider);
+    const mLabel = this.deploymentModels.value(model);
+    this.seeded.add(p + '\u0000' + mLabel);
+    this.m.circuitState.labels(p, mLabel).set(value);
+    this.m.circuitTransitions.labels(p, state).inc();
+  }
+
+  /**
+   * Show configured deployments ("<provider>/<upstream model>") as closed before anything happens to
+   * them, so the circuit panel lists every deployment; states already recorded are left alone.
+   */
+  seedCircuitStates(deployments: Iterable<string>): void {
+    if (!this.m) return;
+    for (const d of deployments) {
+      const slash = d.indexOf('/');
+      if (slash < 0) continue;
+      const provider = this.providers.value(d.slice(0, slash));
+      const model = this.deploymentModels.value(d.slice(slash + 1));
+      const key = provider + '\u0000' + model;
+      if (this.seeded.has(key)) continue;
+      this.seeded.add(key);
+      this.m.circuitState.labels(provider, model).set(CIRCUIT_STATE_VALUE.closed);
+    }
+  }
+
+  // --- logging helpers --------------------------------------------------------------------------
+
+  /** Mask configured secrets and credential-shaped tokens in text about to be logged. */
+  redact(text: string): string {
+    return this.mask(text);
+  }
+
+  /** An error as a log-safe plain object: `logger.error({ err: obs.safeError(err) }, …)`. */
+  safeError(err: unknown): Record<string, unknown> {
+    return safeErrorObject(err, this.mask);
+  }
+
+  // --- exposition ------------------------------------------------------------------------------
+
+  /** Content type of metricsText(): Prometheus text exposition format 0.0.4. */
+  get metricsContentType(): string {
+    return this.m ? this.m.registry.contentType : 'text/plain; version=0.0.4; charset=utf-8';
+  }
+
+  /** The scrape body; empty when metrics are disabled. */
+  async metricsText(): Promise<string> {
+    return this.m ? this.m.registry.metrics() : '';
+  }
+
+  /** The registry itself (cluster workers hand it to serveWorkerMetrics); undefined when disabled. */
+  get registry(): GatewayMetrics['registry'] | undefined {
+    return this.m?.registry;
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
