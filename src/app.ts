@@ -50,6 +50,8 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   };
   obs.setSecrets(ctx.secrets);
   obs.setModelLabels(config.models.map((m) => m.name));
+  obs.setProviderLabels([...config.providers.keys()]);
+  obs.seedCircuitStates(configuredDeployments(config));
 
   const app = Fastify({
     logger: false,
@@ -82,11 +84,18 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     app,
     ctx,
     reload(next: GatewayConfig) {
+      // Build everything first, then swap in one synchronous step: a request reads ctx.table once
+      // (its plan keeps the old providers), so in-flight requests finish on the table they started with.
+      const table = new ModelTable(next, health);
+      const secrets = collectSecrets(next);
       ctx.config = next;
-      ctx.table = new ModelTable(next, health);
-      ctx.secrets = collectSecrets(next);
-      obs.setSecrets(ctx.secrets);
+      ctx.table = table;
+      ctx.secrets = secrets;
+      obs.setSecrets(secrets);
       obs.setModelLabels(next.models.map((m) => m.name));
+      obs.setProviderLabels([...next.providers.keys()]);
+      obs.seedCircuitStates(configuredDeployments(next));
+      ctx.http.retain(next.providers.values());
     },
     setReady(value: boolean) {
       ready = value;
@@ -124,4 +133,11 @@ function collectSecrets(config: GatewayConfig): string[] {
   const out = config.authKeys.map((k) => k.key);
   for (const p of config.providers.values()) out.push(...p.apiKeys);
   return out.filter((s) => s.length >= 4);
+}
+
+/** "<provider>/<upstream model>" of every target with a fixed upstream model (wildcards have none yet). */
+function configuredDeployments(config: GatewayConfig): string[] {
+  const out = new Set<string>();
+  for (const m of config.models) for (const t of m.targets) if (t.model !== undefined) out.add(t.provider + '/' + t.model);
+  return [...out];
 }

@@ -1,9 +1,9 @@
 // Process entry: read arguments and environment (the only reader of process.env), load the config,
 // build the app, listen, reload on SIGHUP or a change of the config file, close gracefully.
-import { watch } from 'node:fs';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { createLogger } from './observability/logger.js';
+import { createConfigReloader } from './router/reload.js';
 
 interface Args {
   config?: string;
@@ -48,30 +48,17 @@ async function main(): Promise<void> {
     `switchyard listening on http://${config.server.host}:${port}`,
   );
 
-  const reload = (why: string) => {
-    try {
-      const next = loadConfig({ file, env });
-      built.reload(next);
-      logger.info({ config: next.source, why, models: next.models.map((m) => m.name) }, 'configuration reloaded');
-    } catch (err) {
-      logger.error({ why, error: err instanceof Error ? err.message : String(err) }, 'configuration reload refused; keeping the current one');
-    }
-  };
-  process.on('SIGHUP', () => reload('SIGHUP'));
-  if (file) {
-    let pending: NodeJS.Timeout | undefined;
-    watch(file, () => {
-      // Editors write in several steps: settle first.
-      if (pending) clearTimeout(pending);
-      pending = setTimeout(() => reload('file changed'), 200);
-    }).unref();
-  }
+  // Hot reload (router/reload.ts): validate first, swap atomically, keep the running table on error.
+  const reloader = createConfigReloader({ file, env, apply: (next) => built.reload(next), logger });
+  process.on('SIGHUP', () => void reloader.reload('SIGHUP', true));
+  reloader.watch();
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     built.setReady(false);
+    reloader.close();
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), config.server.shutdownGraceMs);
     force.unref();

@@ -24,8 +24,7 @@ export class HttpClient {
   private readonly pools = new Map<string, Pool>();
 
   private pool(provider: ProviderConfig): Pool {
-    // One pool per origin and timeout profile: providers on the same origin share connections.
-    const key = provider.origin + '|' + provider.timeouts.connectMs + '|' + provider.timeouts.firstByteMs + '|' + provider.timeouts.idleMs;
+    const key = poolKey(provider);
     let pool = this.pools.get(key);
     if (!pool) {
       pool = new Pool(provider.origin, {
@@ -57,10 +56,35 @@ export class HttpClient {
     }
   }
 
+  /**
+   * After a reload: close the pools no provider of the new configuration uses (an origin or timeout
+   * profile that changed), so reloads do not accumulate idle sockets. undici's close() lets requests
+   * still running on them finish; a request of the old table that starts later gets a fresh pool.
+   */
+  retain(providers: Iterable<ProviderConfig>): void {
+    const keep = new Set<string>();
+    for (const p of providers) keep.add(poolKey(p));
+    for (const [key, pool] of this.pools) {
+      if (keep.has(key)) continue;
+      this.pools.delete(key);
+      pool.close().catch(() => pool.destroy());
+    }
+  }
+
+  /** Open pools (for tests and diagnostics). */
+  get poolCount(): number {
+    return this.pools.size;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => p.destroy())));
     this.pools.clear();
   }
+}
+
+/** One pool per origin and timeout profile: providers on the same origin share connections. */
+function poolKey(provider: ProviderConfig): string {
+  return provider.origin + '|' + provider.connections + '|' + provider.timeouts.connectMs + '|' + provider.timeouts.firstByteMs + '|' + provider.timeouts.idleMs;
 }
 
 /** undici / socket failure → GatewayError. Messages never include URLs' credentials or headers. */

@@ -4,10 +4,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { InboundCodec } from '../codecs/types.js';
-import { GatewayError, toGatewayError } from '../errors.js';
+import { GatewayError, KIND_INFO, toGatewayError, type GatewayErrorKind } from '../errors.js';
 import type { IrRequest, Warning } from '../ir/types.js';
 import { RequestRecord } from '../observability/request-record.js';
 import type { RoutePlan, RouteTarget } from '../router/model-table.js';
+import type { DeploymentHealth } from '../router/deployment-health.js';
+import { preferReasoningFamily } from '../router/reasoning-affinity.js';
 import { authenticate } from './auth.js';
 import type { AppContext } from './context.js';
 import { runDemoLane } from './lanes/demo-lane.js';
@@ -124,38 +126,65 @@ export async function handleGeneration(
   }
 }
 
-/** Try each deployment of the plan, with retries, until one answers or nothing is left. */
+/**
+ * Try each deployment of the plan, with retries, until one answers or nothing is left. Retries and
+ * fallbacks happen only while nothing has reached the caller. A deployment whose circuit is open (or
+ * whose one half-open probe is out) is skipped while a later one in the plan is available; when none
+ * is, it is tried anyway (panic mode: refusing all traffic would protect nothing when there is no
+ * alternative). The retry budget bounds retries and their backoff; each further deployment of the
+ * plan still gets its one attempt.
+ */
 async function runPlan(gen: Generation): Promise<void> {
   const { ctx, rec, plan } = gen;
+  const health = ctx.health;
   const started = Date.now();
+  // Opaque reasoning goes back only to the family that made it: try that family first.
+  const targets = preferReasoningFamily(plan.targets, gen.ir);
   let lastError: GatewayError | undefined;
-  for (let ti = 0; ti < plan.targets.length; ti++) {
-    const target = plan.targets[ti]!;
-    if (ti > 0) {
-      rec.fallbacks++;
-      ctx.obs.recordFallback(rec.modelLabel);
-    }
+  let current: RouteTarget | undefined;
+  let attempted = 0;
+  // A deployment is healthy as soon as its answer reaches the caller; a half-open probe that streams
+  // for minutes must not hold the circuit half-open (and the deployment unavailable) meanwhile.
+  onCommit(gen, () => {
+    if (current) health.success(current.deployment);
+  });
+  for (let ti = 0; ti < targets.length; ti++) {
+    const target = targets[ti]!;
     const policy = target.provider.retry;
     for (let attempt = 1; attempt <= policy.attempts; attempt++) {
       if (gen.clientGone.signal.aborted) return;
+      if (!health.available(target.deployment) && laterAvailable(health, targets, ti)) break;
+      if (attempt === 1 && attempted > 0) {
+        rec.fallbacks++;
+        ctx.obs.recordFallback(rec.modelLabel);
+      }
+      attempted++;
       rec.attempts++;
       if (attempt > 1) rec.retries++;
       rec.provider = target.provider.name;
       rec.upstreamProtocol = target.provider.protocol;
       rec.upstreamModel = target.model;
-      ctx.health.begin(target.deployment);
+      // Per attempt: an early error event of a failed attempt is not this attempt's outcome.
+      rec.errorKind = undefined;
+      current = target;
+      health.begin(target.deployment);
       try {
         await runLane(gen, target);
-        ctx.health.success(target.deployment);
         ctx.obs.recordAttempt(target.provider.name, 'success');
+        // The stream failed after the caller got its first byte: nothing can be retried, but a
+        // mid-stream overload or reset still counts against the deployment.
+        const midStream = rec.errorKind;
+        if (midStream !== undefined && !rec.clientAborted && KIND_INFO[midStream as GatewayErrorKind]?.retryable) {
+          health.failure(target.deployment, target.provider.cooldown);
+        }
         return;
       } catch (err) {
         const gerr = toGatewayError(err);
         lastError = gerr;
         ctx.obs.recordAttempt(target.provider.name, gerr.kind);
         if (gen.committed || gen.clientGone.signal.aborted) throw gerr;
-        if (!gerr.retryable) throw gerr;
-        ctx.health.failure(target.deployment, target.provider.cooldown);
+        if (!retryable(gerr)) throw gerr;
+        health.failure(target.deployment, target.provider.cooldown);
         // Our own credentials refused: retrying the same deployment cannot help; another may.
         if (gerr.upstreamStatus === 401 || gerr.upstreamStatus === 403) break;
         if (attempt < policy.attempts) {
@@ -164,12 +193,46 @@ async function runPlan(gen: Generation): Promise<void> {
           await sleep(delay, gen.clientGone.signal);
         }
       } finally {
-        ctx.health.end(target.deployment);
+        health.end(target.deployment);
+        current = undefined;
       }
       if (Date.now() - started > policy.budgetMs) break;
     }
   }
   throw lastError ?? new GatewayError('overloaded', 'no upstream deployment is available');
+}
+
+/**
+ * May the router try again (same deployment or another)? The error's kind decides, and the upstream's
+ * HTTP status as well: 408, 409, 429 and 5xx are transient whatever the body says (a 408 from a
+ * proxy or an upstream that labels it `invalid_request_error` is still worth another attempt). A
+ * context overflow never is: the same prompt overflows again.
+ */
+function retryable(err: GatewayError): boolean {
+  if (err.kind === 'context_overflow') return false;
+  if (err.retryable) return true;
+  const status = err.upstreamStatus;
+  return status !== undefined && (status === 408 || status === 409 || status === 429 || status >= 500);
+}
+
+function laterAvailable(health: DeploymentHealth, targets: RouteTarget[], index: number): boolean {
+  for (let i = index + 1; i < targets.length; i++) if (health.available(targets[i]!.deployment)) return true;
+  return false;
+}
+
+/** Calls `fn` when a lane marks the generation committed (first byte to the caller). */
+function onCommit(gen: Generation, fn: () => void): void {
+  let committed = gen.committed;
+  Object.defineProperty(gen, 'committed', {
+    configurable: true,
+    enumerable: true,
+    get: () => committed,
+    set: (value: boolean) => {
+      const first = value && !committed;
+      committed = value;
+      if (first) fn();
+    },
+  });
 }
 
 function runLane(gen: Generation, target: RouteTarget): Promise<void> {
@@ -186,13 +249,31 @@ function runLane(gen: Generation, target: RouteTarget): Promise<void> {
   return runTranslationLane(gen, target);
 }
 
-/** Exponential backoff with full jitter, or the upstream's retry-after when it asks for longer. */
+/**
+ * Exponential backoff with jitter (a random point in the upper half of the step, so retries of many
+ * requests spread out but never come back sooner than half the step), or the upstream's retry-after
+ * (retry-after-ms, delta-seconds or an HTTP date) when it asks for longer.
+ */
 export function backoffDelay(baseMs: number, maxMs: number, attempt: number, err: GatewayError): number {
   const exp = Math.min(maxMs, baseMs * 2 ** (attempt - 1));
   let delay = exp / 2 + Math.random() * (exp / 2);
-  const ms = err.retryAfterMs !== undefined ? Number(err.retryAfterMs) : err.retryAfter !== undefined ? Number(err.retryAfter) * 1000 : NaN;
-  if (Number.isFinite(ms) && ms > delay) delay = ms;
-  return Math.round(delay);
+  const asked = retryAfterMs(err);
+  if (asked !== undefined && asked > delay) delay = asked;
+  return Math.ceil(delay);
+}
+
+function retryAfterMs(err: GatewayError, now = Date.now()): number | undefined {
+  if (err.retryAfterMs !== undefined) {
+    const ms = Number(err.retryAfterMs);
+    if (Number.isFinite(ms) && ms >= 0) return ms;
+  }
+  if (err.retryAfter !== undefined) {
+    const s = Number(err.retryAfter);
+    if (Number.isFinite(s) && s >= 0) return s * 1000;
+    const date = Date.parse(err.retryAfter);
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  return undefined;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

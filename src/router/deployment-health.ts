@@ -47,19 +47,30 @@ export class DeploymentHealth {
     return !this.entries.get(deployment)!.probing;
   }
 
+  /** Milliseconds until an open circuit lets a probe through (0 when not open). */
+  msUntilProbe(deployment: string, now = Date.now()): number {
+    const e = this.entries.get(deployment);
+    return e && this.state(deployment, now) === 'open' ? Math.max(0, e.openUntil - now) : 0;
+  }
+
   begin(deployment: string): void {
     const e = this.entry(deployment);
     e.inFlight++;
     if (e.state === 'half-open') e.probing = true;
   }
 
+  /** The attempt is over, whatever its outcome: a probe that ended without a verdict (the caller
+   * left, the request itself was refused) frees the half-open slot for the next one. */
   end(deployment: string): void {
     const e = this.entry(deployment);
     if (e.inFlight > 0) e.inFlight--;
+    e.probing = false;
   }
 
   success(deployment: string): void {
     const e = this.entry(deployment);
+    // A request that was already running when the circuit opened proves little: wait for the probe.
+    if (e.state === 'open') return;
     e.probing = false;
     e.failures.length = 0;
     if (e.state !== 'closed') {
@@ -70,13 +81,16 @@ export class DeploymentHealth {
 
   failure(deployment: string, policy: CooldownPolicy, now = Date.now()): void {
     const e = this.entry(deployment);
+    // Stragglers that started before the trip must not stretch the cooldown: it grows on failed
+    // probes (repeated trips), not on how many requests happened to be in flight.
+    if (e.state === 'open') return;
     e.probing = false;
     if (e.state === 'half-open') {
       this.trip(deployment, e, policy, now);
       return;
     }
     e.failures.push(now);
-    while (e.failures.length && e.failures[0]! < now - policy.windowMs) e.failures.shift();
+    while (e.failures.length && e.failures[0]! <= now - policy.windowMs) e.failures.shift();
     if (e.failures.length >= policy.failures) this.trip(deployment, e, policy, now);
   }
 

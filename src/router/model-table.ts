@@ -1,5 +1,5 @@
 // Model name → an ordered list of deployments to try. Exact aliases win over wildcard routes; the
-// order of targets follows the model's strategy, skipping deployments that are cooling down.
+// order of targets follows the model's strategy, with deployments that are cooling down moved last.
 import type { GatewayConfig, ModelConfig, ProviderConfig, TargetConfig } from '../config/types.js';
 import type { DeploymentHealth } from './deployment-health.js';
 
@@ -77,7 +77,8 @@ export class ModelTable {
         return never;
       }
     }
-    // Healthy deployments first; cooling ones stay at the end as a last resort.
+    // Available deployments first; cooling ones stay at the end as a last resort (runPlan skips them
+    // while a deployment after them is available, and tries them when nothing else is left).
     const now = Date.now();
     const ready = ordered.filter((t) => this.health.available(t.deployment, now));
     return ready.length === ordered.length ? ordered : [...ready, ...ordered.filter((t) => !ready.includes(t))];

@@ -147,7 +147,7 @@ async function sendResponses(h: Harness, params: OpenAI.Responses.ResponseCreate
   let resp: OpenAI.Responses.Response;
   let headers: Headers | undefined;
   if (stream) {
-    resp = await h.openai.responses.stream(params).finalResponse();
+    resp = await h.openai.responses.stream(params as Parameters<typeof h.openai.responses.stream>[0]).finalResponse();
   } else if (withHeaders) {
     const r = await h.openai.responses.create(params).withResponse();
     resp = r.data;

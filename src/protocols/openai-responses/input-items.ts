@@ -1,0 +1,92 @@
+// Items of the Responses `input` array (responses.md §4). Message items may omit `type`; item ids and
+// statuses are accepted and ignored. Built-in tool items (web_search_call, local_shell_call, …)
+// validate through the catch-all member and are dropped with a warning by the decoder.
+import { Type, type Static } from '@sinclair/typebox';
+import { Enum, Nullable, OtherTag } from './common.js';
+import { ContentPart } from './content-parts.js';
+
+const Output = Type.Union([Type.String(), Type.Array(ContentPart)]);
+
+export const MessageItem = Type.Object({
+  type: Type.Optional(Type.Literal('message')),
+  role: Enum(['user', 'assistant', 'system', 'developer']),
+  content: Type.Union([Type.String(), Type.Array(ContentPart)]),
+});
+
+export const FunctionCallItem = Type.Object({
+  type: Type.Literal('function_call'),
+  call_id: Type.String({ minLength: 1 }),
+  name: Type.String({ minLength: 1 }),
+  arguments: Type.String(),
+  /** The output item id (`fc_…`). */
+  id: Type.Optional(Nullable(Type.String())),
+  namespace: Type.Optional(Nullable(Type.String())),
+});
+
+export const FunctionCallOutputItem = Type.Object({
+  type: Type.Literal('function_call_output'),
+  call_id: Type.String({ minLength: 1 }),
+  output: Output,
+});
+
+export const CustomToolCallItem = Type.Object({
+  type: Type.Literal('custom_tool_call'),
+  call_id: Type.String({ minLength: 1 }),
+  name: Type.String({ minLength: 1 }),
+  input: Type.String(),
+  id: Type.Optional(Nullable(Type.String())),
+  namespace: Type.Optional(Nullable(Type.String())),
+});
+
+export const CustomToolCallOutputItem = Type.Object({
+  type: Type.Literal('custom_tool_call_output'),
+  call_id: Type.String({ minLength: 1 }),
+  output: Output,
+});
+
+export const SummaryText = Type.Object({ type: Type.Literal('summary_text'), text: Type.String() });
+
+export const ReasoningItem = Type.Object({
+  type: Type.Literal('reasoning'),
+  id: Type.Optional(Type.String()),
+  summary: Type.Array(SummaryText),
+  /** Raw reasoning text (`reasoning_text` parts); only used when there is no summary. */
+  content: Type.Optional(Nullable(Type.Array(Type.Object({ text: Type.String() })))),
+  encrypted_content: Type.Optional(Nullable(Type.String())),
+});
+
+export const ItemReference = Type.Object({
+  type: Type.Optional(Nullable(Type.Literal('item_reference'))),
+  id: Type.String(),
+});
+
+export const ITEM_TYPES = [
+  'message',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'reasoning',
+  'item_reference',
+] as const;
+
+export const OtherItem = Type.Object({ type: OtherTag(ITEM_TYPES) });
+
+export const InputItem = Type.Union([
+  MessageItem,
+  FunctionCallItem,
+  FunctionCallOutputItem,
+  CustomToolCallItem,
+  CustomToolCallOutputItem,
+  ReasoningItem,
+  ItemReference,
+  OtherItem,
+]);
+
+export type MessageItemBody = Static<typeof MessageItem>;
+export type FunctionCallItemBody = Static<typeof FunctionCallItem>;
+export type ToolOutputItemBody = Static<typeof FunctionCallOutputItem> | Static<typeof CustomToolCallOutputItem>;
+export type CustomToolCallItemBody = Static<typeof CustomToolCallItem>;
+export type ReasoningItemBody = Static<typeof ReasoningItem>;
+export type ItemReferenceBody = Static<typeof ItemReference>;
+export type InputItemBody = Static<typeof InputItem>;
