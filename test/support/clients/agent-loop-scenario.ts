@@ -1,0 +1,118 @@
+// One real coding client, one agent-loop turn, through the real gateway to one scripted upstream protocol:
+//   client ──▶ recording proxy ──▶ gateway (buildApp) ──▶ scripted upstream (agentLoopReply)
+// The evidence (client output, every gateway exchange, every upstream request, egress attempts, the proof file)
+// is checked in protocol order so a failure names the first event or field that went wrong.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MODELS, startHarness, type UpstreamProtocol } from '../gateway-harness.js';
+import { agentLoopReply, type Reply } from '../scripted-upstream/index.js';
+import { CLIENTS, PROOF_FILE, PROOF_TEXT, routeLabel, type AgentLoopEvidence, type ClientName, type UpstreamTurn } from './agent-loop-checks.js';
+import { runBounded, tail } from './bounded-process.js';
+import { runClaudeCode } from './claude-code.js';
+import { runCodex } from './codex.js';
+import { startEgressTrap, startRecordingProxy } from './recording-proxy.js';
+import { makeSandbox } from './sandbox.js';
+
+export { assertAgentLoop, findProblems, dossier } from './agent-loop-checks.js';
+export type { AgentLoopEvidence, ClientName } from './agent-loop-checks.js';
+
+/** The key the gateway is configured with and the clients present (x-api-key for Claude Code, Bearer for Codex). */
+export const CLIENT_TEST_KEY = 'sk-switchyard-client-tests-0001';
+export const PROMPT = `Use your shell tool to write ${PROOF_TEXT} into ${PROOF_FILE} in the current directory, then tell me exactly what the command printed.`;
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const base62 = (n: number) => [...randomBytes(n)].map((b) => BASE62[b % 62]).join('');
+
+/** Vendor-shaped call ids per upstream family. */
+function upstreamCallId(protocol: UpstreamProtocol): string {
+  return protocol === 'messages' ? `toolu_01${base62(22)}` : `call_${base62(24)}`;
+}
+
+const preflights = new Map<string, Promise<void>>();
+
+/** `<binary> --version` once per process, so "cannot run here at all" (wrong libc, no exec permission…) is reported
+ *  as such, with the binary's own words, rather than as a failed agent loop. */
+function preflight(client: ClientName, path: string): Promise<void> {
+  let check = preflights.get(path);
+  if (!check) {
+    check = (async () => {
+      const info = CLIENTS[client];
+      const run = await runBounded(path, ['--version'], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() }, timeoutMs: 30_000 });
+      if (run.spawnError || run.timedOut || run.exitCode !== 0)
+        throw new Error(
+          `${info.label} cannot run on this machine: \`${path} --version\` ${run.spawnError ?? (run.timedOut ? 'timed out' : `exited ${run.exitCode}`)}\n${tail(run.stderr || run.stdout, 2000)}`,
+        );
+    })();
+    preflights.set(path, check);
+  }
+  return check;
+}
+
+/** Runs the client once against a fresh gateway + scripted upstream; never throws for gateway misbehaviour
+ *  (that is what the evidence is for), only when the client cannot run on this machine at all. */
+export async function runAgentLoop(client: ClientName, upstreamProtocol: UpstreamProtocol, opts: { timeoutMs: number }): Promise<AgentLoopEvidence> {
+  const info = CLIENTS[client];
+  const binary = info.binary();
+  if (!binary.path) throw new Error(`${info.label} cannot run on this machine: ${binary.problem ?? 'no binary found'}`);
+  await preflight(client, binary.path);
+
+  // Everything started is closed again, in reverse order, whatever fails on the way.
+  const cleanups: Array<() => Promise<unknown>> = [];
+  try {
+    const harness = await startHarness({ config: () => ({ auth: { keys: [{ name: 'client-tests', key: CLIENT_TEST_KEY }] } }) });
+    cleanups.push(() => harness.close());
+    const upstreamTurns: UpstreamTurn[] = [];
+    harness.upstream.setDefault((req): Reply => {
+      const reply = agentLoopReply(req);
+      if (reply.kind !== 'reply') return reply;
+      const blocks = reply.blocks.map((b) => (b.type === 'tool-call' && !b.id ? { ...b, id: upstreamCallId(req.protocol) } : b));
+      upstreamTurns.push({ request: req, blocks });
+      return { ...reply, blocks };
+    });
+    const proxy = await startRecordingProxy(harness.url);
+    cleanups.push(() => proxy.close());
+    const trap = await startEgressTrap();
+    cleanups.push(() => trap.close());
+    const sandbox = await makeSandbox(`${client}-${upstreamProtocol}`, { egressProxyUrl: trap.url });
+    cleanups.push(() => sandbox.cleanup());
+    const ev: AgentLoopEvidence = {
+      client,
+      upstreamProtocol,
+      alias: MODELS[upstreamProtocol].alias,
+      upstreamModel: MODELS[upstreamProtocol].upstream,
+      route: routeLabel(client, upstreamProtocol, MODELS[upstreamProtocol].alias, binary.version),
+      clientVersion: binary.version,
+      exchanges: proxy.exchanges,
+      upstream: harness.upstream.received,
+      upstreamTurns,
+      egress: trap.attempts,
+      clientKey: CLIENT_TEST_KEY,
+    };
+    const common = { sandbox, baseUrl: proxy.url, apiKey: CLIENT_TEST_KEY, model: MODELS[upstreamProtocol].alias, prompt: PROMPT, timeoutMs: opts.timeoutMs };
+    if (client === 'claude-code') {
+      const result = await runClaudeCode(binary.path, common);
+      ev.run = result.run;
+      ev.finalAnswer = typeof result.json?.result === 'string' ? result.json.result : undefined;
+      if (!result.json) ev.clientReportedError = 'stdout is not the --output-format json result';
+      else if (result.json.is_error || result.json.subtype !== 'success') ev.clientReportedError = `result ${result.json.subtype}, is_error=${String(result.json.is_error)}: ${String(result.json.result ?? '')}`;
+    } else {
+      const result = await runCodex(binary.path, common);
+      ev.run = result.run;
+      const messages = result.events.filter((e) => e.type === 'item.completed' && e.item?.type === 'agent_message');
+      ev.finalAnswer = result.lastMessage ?? messages[messages.length - 1]?.item?.text;
+      const failed = result.events.find((e) => e.type === 'turn.failed' || e.type === 'error');
+      if (failed) ev.clientReportedError = `${failed.type}: ${JSON.stringify(failed.error ?? failed.message ?? failed)}`;
+    }
+    try {
+      ev.proofFile = readFileSync(join(sandbox.work, PROOF_FILE), 'utf8');
+    } catch {
+      ev.proofFile = undefined;
+    }
+    return ev;
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  }
+}
+
