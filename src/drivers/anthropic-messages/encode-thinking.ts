@@ -60,7 +60,9 @@ export function planThinking(req: IrRequest, ctx: ThinkingContext, warnings: War
   let budget = 0;
   if (r.mode === 'adaptive') {
     mode = 'adaptive';
-  } else if (r.mode === 'enabled' || r.budgetTokens !== undefined || (!sameFamily && r.effort !== undefined)) {
+  } else if (r.mode === 'enabled' || r.budgetTokens !== undefined || (!sameFamily && (r.effort !== undefined || (r.summary ?? null) !== null))) {
+    // OpenAI callers: a reasoning request without an effort means the model's default effort
+    // (medium), not "off" — Codex sends only {summary:"auto"} for models it does not know.
     mode = 'enabled';
     budget = r.budgetTokens ?? EFFORT_BUDGET[r.effort ?? 'medium'];
   } else {

@@ -59,8 +59,6 @@ export function codexConfigToml(baseUrl: string, model: string): string {
   return `# Written by Switchyard's client tests: Codex against a Switchyard gateway on loopback, nothing else.
 model = ${JSON.stringify(model)}
 model_provider = "switchyard"
-# Codex sends no reasoning effort for models it has no metadata for; ask for one, as a user of a reasoning model would.
-model_reasoning_effort = "medium"
 approval_policy = "never"
 sandbox_mode = "danger-full-access"
 check_for_update_on_startup = false

@@ -386,7 +386,9 @@ describe('encodeRequest: reasoning and thinking', () => {
     expect(budget('xhigh')).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 32000 }, max_tokens: 36096 });
     expect(budget('max')).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 48000 }, max_tokens: 52096 });
     expect(budget('none')).not.toHaveProperty('thinking');
-    expect(encode(request({ reasoning: { summary: 'auto' } })).body).not.toHaveProperty('thinking');
+    // OpenAI semantics: a reasoning request without an effort is the default effort (Codex sends this).
+    expect(encode(request({ reasoning: { summary: 'auto' } })).body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 8192 } });
+    expect(encode(request({ reasoning: { summary: null } })).body).not.toHaveProperty('thinking');
   });
 
   it('an explicit max_tokens lowers the budget below it, or disables thinking when under 1024 remains', () => {
