@@ -31,6 +31,8 @@ export interface BuiltApp {
 
 export interface BuildOptions {
   logger?: Logger;
+  /** Replaces the /metrics source (the cluster primary's merged view in --workers mode). */
+  metricsText?: () => Promise<string>;
 }
 
 export function buildApp(config: GatewayConfig, options: BuildOptions = {}): BuiltApp {
@@ -47,6 +49,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     store: new ResponseStore(config.responsesStore.maxEntries, config.responsesStore.ttlMs),
     logger,
     secrets: collectSecrets(config),
+    metricsText: options.metricsText ?? (() => obs.metricsText()),
   };
   obs.setSecrets(ctx.secrets);
   obs.setModelLabels(config.models.map((m) => m.name));

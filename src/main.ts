@@ -1,12 +1,16 @@
 // Process entry: read arguments and environment (the only reader of process.env), load the config,
 // build the app, listen, reload on SIGHUP or a change of the config file, close gracefully.
+// With --workers N (or SWITCHYARD_WORKERS) a node:cluster primary runs N such processes on one port.
+import cluster from 'node:cluster';
 import { buildApp } from './app.js';
+import { isWorker, runPrimary, serveMetricsToPrimary, workerMetricsText } from './cluster.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { createLogger } from './observability/logger.js';
 import { createConfigReloader } from './router/reload.js';
 
 interface Args {
   config?: string;
+  workers?: string;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -15,8 +19,10 @@ function parseArgs(argv: string[]): Args {
     const a = argv[i]!;
     if (a === '--config' || a === '-c') args.config = argv[++i];
     else if (a.startsWith('--config=')) args.config = a.slice('--config='.length);
+    else if (a === '--workers' || a === '-w') args.workers = argv[++i];
+    else if (a.startsWith('--workers=')) args.workers = a.slice('--workers='.length);
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: switchyard [--config FILE]   (or SWITCHYARD_CONFIG=FILE)\n');
+      process.stdout.write('usage: switchyard [--config FILE] [--workers N]   (or SWITCHYARD_CONFIG=FILE, SWITCHYARD_WORKERS=N)\n');
       process.exit(0);
     }
   }
@@ -35,8 +41,19 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger(config.logLevel);
-  const built = buildApp(config, { logger });
-  if (config.authKeys.length === 0) {
+  const workers = Number(args.workers ?? process.env.SWITCHYARD_WORKERS ?? 1);
+  if (!Number.isInteger(workers) || workers < 1) {
+    process.stderr.write(`switchyard: --workers must be a whole number ≥ 1 (got ${args.workers ?? process.env.SWITCHYARD_WORKERS})\n`);
+    process.exit(2);
+  }
+  if (workers > 1 && cluster.isPrimary) {
+    if (config.authKeys.length === 0) logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
+    runPrimary(workers, logger, config.server.shutdownGraceMs);
+    return;
+  }
+  const built = buildApp(config, { logger, metricsText: isWorker() ? workerMetricsText() : undefined });
+  if (isWorker()) serveMetricsToPrimary(built.ctx.obs.registry);
+  else if (config.authKeys.length === 0) {
     logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
   }
   await built.app.listen({ host: config.server.host, port: config.server.port });

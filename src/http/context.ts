@@ -16,6 +16,8 @@ export interface AppContext {
   obs: Observability;
   store: ResponseStore;
   logger: Logger;
+  /** The /metrics body: this process's registry, or in --workers mode every worker's, merged. */
+  metricsText: () => Promise<string>;
   /** Every configured secret (gateway keys, provider keys), masked out of logged text. */
   secrets: string[];
 }

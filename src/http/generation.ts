@@ -206,10 +206,10 @@ async function runPlan(gen: Generation): Promise<void> {
  * May the router try again (same deployment or another)? The error's kind decides, and the upstream's
  * HTTP status as well: 408, 409, 429 and 5xx are transient whatever the body says (a 408 from a
  * proxy or an upstream that labels it `invalid_request_error` is still worth another attempt). A
- * context overflow never is: the same prompt overflows again.
+ * context overflow never is (the same prompt overflows again), nor an exhausted quota (a 429 too).
  */
 function retryable(err: GatewayError): boolean {
-  if (err.kind === 'context_overflow') return false;
+  if (err.kind === 'context_overflow' || err.kind === 'billing') return false;
   if (err.retryable) return true;
   const status = err.upstreamStatus;
   return status !== undefined && (status === 408 || status === 409 || status === 429 || status >= 500);

@@ -88,13 +88,14 @@ describe('framework errors in the caller’s protocol', () => {
   it('a field error names the field', async () => {
     const r = await post('/v1/messages', { model: MODELS.messages.alias, messages: [] });
     expect(r.status).toBe(400);
-    expect((await r.json()).error.message).toContain('max_tokens');
+    expect(((await r.json()) as { error: { message: string } }).error.message).toContain('max_tokens');
   });
 });
 
 describe('headers and query strings real clients send', () => {
   it('any anthropic-version, vendor-version, none at all, and ?beta=true; anthropic-beta forwarded on pass-through', async () => {
-    for (const headers of [{ 'anthropic-version': '2023-06-01' }, { 'anthropic-version': '2026-10-21' }, { 'vendor-version': '2023-06-01' }, {}]) {
+    const variants: Record<string, string>[] = [{ 'anthropic-version': '2023-06-01' }, { 'anthropic-version': '2026-10-21' }, { 'vendor-version': '2023-06-01' }, {}];
+    for (const headers of variants) {
       h.upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'ok' }] });
       const r = await post('/v1/messages?beta=true', messagesBody(), { ...headers, 'anthropic-beta': 'interleaved-thinking-2025-05-14,context-1m-2025-08-07' });
       expect(r.status).toBe(200);
@@ -174,7 +175,7 @@ describe('token counting and model lists', () => {
 
   it('GET /v1/models in each protocol’s list shape', async () => {
     const a = await fetch(h.url + '/v1/models', { headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' } });
-    const ab = await a.json();
+    const ab = (await a.json()) as { data: { id: string }[] };
     expect(ab.data.map((m: { id: string }) => m.id)).toEqual([MODELS.messages.alias, MODELS.responses.alias, MODELS.chat.alias]);
     expect(ab.data[0]).toMatchObject({ type: 'model', created_at: expect.any(String) });
     const list = await h.openai.models.list();

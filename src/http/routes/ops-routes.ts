@@ -11,7 +11,7 @@ export function registerOpsRoutes(app: FastifyInstance, ctx: AppContext, isReady
     else reply.code(503).type('application/json').send('{"status":"starting"}');
   });
   app.get('/metrics', async (_request, reply) => {
-    reply.type(ctx.obs.metricsContentType).send(await ctx.obs.metricsText());
+    reply.type(ctx.obs.metricsContentType).send(await ctx.metricsText());
   });
   app.route({
     method: ['GET', 'HEAD'],

@@ -1,0 +1,87 @@
+// --workers N: node:cluster workers share the listening port. Each worker keeps its own metrics
+// registry; /metrics on any worker asks the primary, which merges every worker's registry (prom-client's
+// AggregatorRegistry), so a scrape sees the whole process group. The primary restarts crashed workers
+// and forwards SIGHUP (reload) and SIGTERM/SIGINT (graceful close).
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { clusterMetrics, serveWorkerMetrics } from './observability/cluster-metrics.js';
+
+const ASK = 'switchyard:metrics?';
+const ANSWER = 'switchyard:metrics!';
+
+interface MetricsMessage {
+  type: string;
+  id: number;
+  text?: string;
+  error?: string;
+}
+
+export function runPrimary(workers: number, logger: Logger, graceMs: number): void {
+  const metrics = clusterMetrics();
+  let closing = false;
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    worker.on('message', (msg: MetricsMessage) => {
+      if (msg?.type !== ASK) return;
+      metrics.metricsText().then(
+        (text) => worker.send({ type: ANSWER, id: msg.id, text }),
+        (err: Error) => worker.send({ type: ANSWER, id: msg.id, error: err.message }),
+      );
+    });
+    return worker;
+  };
+  for (let i = 0; i < workers; i++) fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (closing) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, 'worker exited; starting another');
+    fork();
+  });
+  const each = (fn: (w: Worker) => void) => {
+    for (const w of Object.values(cluster.workers ?? {})) if (w) fn(w);
+  };
+  process.on('SIGHUP', () => each((w) => w.process.kill('SIGHUP')));
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal, workers }, 'shutting down workers');
+    each((w) => w.process.kill('SIGTERM'));
+    setTimeout(() => process.exit(1), graceMs + 1000).unref();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  logger.info({ workers }, `switchyard primary started ${workers} workers`);
+}
+
+/** In a worker: the /metrics source that asks the primary for the merged view. */
+export function workerMetricsText(): () => Promise<string> {
+  let next = 0;
+  const pending = new Map<number, { resolve: (t: string) => void; reject: (e: Error) => void }>();
+  process.on('message', (msg: MetricsMessage) => {
+    if (msg?.type !== ANSWER) return;
+    const p = pending.get(msg.id);
+    if (!p) return;
+    pending.delete(msg.id);
+    if (msg.text !== undefined) p.resolve(msg.text);
+    else p.reject(new Error(msg.error ?? 'metrics unavailable'));
+  });
+  return () =>
+    new Promise<string>((resolve, reject) => {
+      const id = next++;
+      pending.set(id, { resolve, reject });
+      process.send!({ type: ASK, id });
+      setTimeout(() => {
+        if (pending.delete(id)) reject(new Error('metrics aggregation timed out'));
+      }, 10_000).unref();
+    });
+}
+
+/** In a worker, once its app is built: answer the primary's aggregation requests. */
+export function serveMetricsToPrimary(registry: Registry | undefined): void {
+  if (registry) serveWorkerMetrics(registry);
+}
+
+export const isWorker = (): boolean => cluster.isWorker;

@@ -1,0 +1,68 @@
+// --workers N: several processes share one port, and /metrics on any of them shows all of them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(url: string, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`not ready: ${url}`);
+}
+
+let child: ChildProcess | undefined;
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child!.once('exit', r));
+  }
+});
+
+describe('--workers 2', () => {
+  it('serves on one port from two processes and aggregates their metrics', async () => {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-workers-'));
+    const file = join(dir, 'config.yaml');
+    writeFileSync(file, `server: { host: 127.0.0.1, port: ${port} }\nlog: { level: warn }\nproviders: { demo: { protocol: demo } }\nmodels: { demo: { provider: demo } }\n`);
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--config', file, '--workers', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const base = `http://127.0.0.1:${port}`;
+    await waitReady(base + '/healthz', 20_000);
+    for (let i = 0; i < 40; i++) {
+      const r = await fetch(base + '/v1/messages', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', connection: 'close' },
+        body: JSON.stringify({ model: 'demo', max_tokens: 32, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(r.status).toBe(200);
+      await r.text();
+    }
+    const metrics = await (await fetch(base + '/metrics')).text();
+    const line = metrics.split('\n').find((l) => l.startsWith('switchyard_requests_total{front_door="messages"'));
+    expect(line, output).toBeDefined();
+    expect(Number(line!.split(' ').pop())).toBe(40);
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((r) => child!.once('exit', (c) => r(c)));
+    expect(code).toBe(0);
+  }, 40_000);
+});
