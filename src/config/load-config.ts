@@ -78,7 +78,7 @@ export function resolveConfig(raw: unknown, source: string): GatewayConfig {
         model: t.model ?? (pattern ? undefined : name),
         weight: 'weight' in t && typeof t.weight === 'number' ? t.weight : 1,
         defaults: resolveOverrides(t.defaults ?? m.defaults),
-        overrides: resolveOverrides(t.overrides ?? (m.targets ? undefined : m.overrides)),
+        overrides: resolveOverrides(t.overrides ?? m.overrides),
       };
     });
     (pattern ? wild : exact).push({ name, pattern, targets, strategy: m.strategy ?? 'fallback' });
