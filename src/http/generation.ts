@@ -2,7 +2,6 @@
 // plan's deployments in order — retrying and falling back only while nothing has reached the caller —
 // through the lane each deployment needs (pass-through, translation, or the in-process demo).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomBytes } from 'node:crypto';
 import type { InboundCodec } from '../codecs/types.js';
 import { GatewayError, KIND_INFO, toGatewayError, type GatewayErrorKind } from '../errors.js';
 import type { IrRequest, Warning } from '../ir/types.js';
@@ -11,6 +10,7 @@ import type { RoutePlan, RouteTarget } from '../router/model-table.js';
 import type { DeploymentHealth } from '../router/deployment-health.js';
 import { preferReasoningFamily } from '../router/reasoning-affinity.js';
 import { authenticate } from './auth.js';
+import { newId } from './ids.js';
 import type { AppContext } from './context.js';
 import { runDemoLane } from './lanes/demo-lane.js';
 import { runPassthroughLane } from './lanes/passthrough-lane.js';
@@ -43,9 +43,6 @@ export interface Generation {
   baseHeaders(target: RouteTarget): Record<string, string>;
 }
 
-export function newId(prefix: string): string {
-  return prefix + randomBytes(12).toString('base64url').replace(/[-_]/g, 'x');
-}
 
 export async function handleGeneration(
   ctx: AppContext,

@@ -1,8 +1,8 @@
 // Small pieces every route uses: the request id, and errors rendered in the caller's envelope.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomBytes } from 'node:crypto';
 import type { InboundCodec } from '../codecs/types.js';
 import type { GatewayError } from '../errors.js';
+import { newId } from './ids.js';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -10,7 +10,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestIdFor(request: FastifyRequest): string {
   const given = request.headers['x-request-id'];
   if (typeof given === 'string' && SAFE_ID.test(given)) return given;
-  return 'req_' + randomBytes(12).toString('hex');
+  return newId('req_');
 }
 
 /** Sends the error; returns the status used. */
