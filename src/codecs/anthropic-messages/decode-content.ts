@@ -111,25 +111,31 @@ function toolResultContent(block: ToolResultBlockParam, warnings: Warning[]): To
   if (typeof c === 'string') return [{ type: 'text', text: c }];
   const out: ToolResultContent[] = [];
   for (const item of c as (ToolResultContentParam | Block)[]) {
-    const known = item as ToolResultContentParam;
-    switch (known.type) {
-      case 'text':
-        out.push(textPart(known, warnings));
-        break;
-      case 'image':
-        out.push(imagePart(known));
-        break;
-      case 'document':
-        pushDocument(known, out, warnings);
-        break;
-      default:
-        warnings.push({
-          field: 'messages.content.tool_result.' + fieldTag(item.type),
-          message: `${item.type} blocks inside tool_result cannot be translated; dropped`,
-        });
-    }
+    if (pushContentBlock(item as ToolResultContentParam, out, warnings)) continue;
+    warnings.push({
+      field: 'messages.content.tool_result.' + fieldTag(item.type),
+      message: `${item.type} blocks inside tool_result cannot be translated; dropped`,
+    });
   }
   return out;
+}
+
+/** A text, image or document block (what a user turn and a tool result both hold) → its parts; false
+ * for any other block. */
+function pushContentBlock(block: KnownBlockParam, out: PartSink, warnings: Warning[]): boolean {
+  switch (block.type) {
+    case 'text':
+      out.push(textPart(block, warnings));
+      return true;
+    case 'image':
+      out.push(imagePart(block));
+      return true;
+    case 'document':
+      pushDocument(block, out, warnings);
+      return true;
+    default:
+      return false;
+  }
 }
 
 /** Opaque reasoning state from a `thinking` signature or `redacted_thinking` data: our envelope when it
@@ -142,30 +148,19 @@ export function userParts(content: readonly Block[], warnings: Warning[]): UserP
   const parts: UserPart[] = [];
   for (const raw of content) {
     const block = raw as KnownBlockParam;
-    switch (block.type) {
-      case 'text':
-        parts.push(textPart(block, warnings));
-        break;
-      case 'image':
-        parts.push(imagePart(block));
-        break;
-      case 'document':
-        pushDocument(block, parts, warnings);
-        break;
-      case 'tool_result': {
-        const part: UserPart = {
-          type: 'tool-result',
-          callId: block.tool_use_id,
-          content: toolResultContent(block, warnings),
-          isError: block.is_error === true,
-          kind: 'function',
-        };
-        if (block.cache_control != null) part.cacheControl = block.cache_control;
-        parts.push(part);
-        break;
-      }
-      default:
-        dropped(raw.type, 'user', warnings);
+    if (pushContentBlock(block, parts, warnings)) continue;
+    if (block.type === 'tool_result') {
+      const part: UserPart = {
+        type: 'tool-result',
+        callId: block.tool_use_id,
+        content: toolResultContent(block, warnings),
+        isError: block.is_error === true,
+        kind: 'function',
+      };
+      if (block.cache_control != null) part.cacheControl = block.cache_control;
+      parts.push(part);
+    } else {
+      dropped(raw.type, 'user', warnings);
     }
   }
   return parts;

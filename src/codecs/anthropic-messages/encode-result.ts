@@ -1,11 +1,11 @@
 // IrResult → the Messages response object (messages.md §9). The model is the caller's own name; empty
 // text parts are left out (a client echoing the turn back would get a 400 for them), like the stream.
+import { toolInput } from '../../ir/tool-arguments.js';
 import type { IrResult } from '../../ir/types.js';
 import type { MessageResponseBody, OutputBlockBody } from '../../protocols/anthropic-messages/response.js';
 import type { EncodeContext } from '../types.js';
 import { stopReasonFor, stopSequenceFor } from './map-finish.js';
 import { messagesUsage } from './map-usage.js';
-import { toolInput } from './parse-arguments.js';
 import { reasoningBlock } from './reasoning-block.js';
 
 export function resultToMessage(result: IrResult, ctx: EncodeContext): MessageResponseBody {

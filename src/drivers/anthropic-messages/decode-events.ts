@@ -4,15 +4,17 @@
 // contiguous. Thinking blocks end with their exact native form as the carry (the signature arrives
 // last, just before content_block_stop).
 import { toCallerId } from '../../ir/tool-ids.js';
-import type { IrEvent, IrRequest } from '../../ir/types.js';
+import { ToolLookup } from '../../ir/tool-names.js';
+import { emptyUsage, type IrEvent, type IrRequest } from '../../ir/types.js';
 import type { UpstreamStreamEventWire } from '../../protocols/anthropic-messages/upstream-events.js';
 import type { UpstreamMessageWire } from '../../protocols/anthropic-messages/upstream-response.js';
 import type { SseFrame } from '../sse-parser.js';
+import { parseStreamFrame } from '../stream-frame.js';
 import type { EventDecoder } from '../types.js';
 import { kindForErrorType } from './error-kind.js';
 import { mapStopReason } from './map-finish.js';
-import { applyUsage, emptyCounters, usageFromCounters } from './map-usage.js';
-import { customInputFromJson, ToolLookup } from './tool-lookup.js';
+import { mergeUsage } from './map-usage.js';
+import { ANTHROPIC_TOOL_NAME_MAX, customInputFromJson } from './tool-lookup.js';
 
 // The open upstream block's kind (numbers, compared on every delta).
 const NONE = 0;
@@ -25,10 +27,6 @@ const SKIP = 5;
 
 function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
-}
-
-function excerpt(data: string): string {
-  return data.length > 200 ? data.slice(0, 200) + '…' : data;
 }
 
 export class MessagesEventDecoder implements EventDecoder {
@@ -48,7 +46,7 @@ export class MessagesEventDecoder implements EventDecoder {
   /** Input a tool_use start already carried in full (compatible servers that send no deltas). */
   private seedArgs = '';
   private custom = false;
-  private readonly counters = emptyCounters();
+  private usage = emptyUsage();
   private stopReason: string | null = null;
   private stopSequence: string | null = null;
 
@@ -56,20 +54,14 @@ export class MessagesEventDecoder implements EventDecoder {
     req: IrRequest,
     private readonly emit: (ev: IrEvent) => void,
   ) {
-    this.tools = new ToolLookup(req.tools);
+    this.tools = new ToolLookup(req.tools, ANTHROPIC_TOOL_NAME_MAX);
   }
 
   frame(frame: SseFrame): void {
     if (this.done) return;
-    let ev: UpstreamStreamEventWire;
-    try {
-      ev = JSON.parse(frame.data) as UpstreamStreamEventWire;
-    } catch {
-      this.fail('api_error', 'upstream sent a stream frame that is not JSON: ' + excerpt(frame.data));
-      return;
-    }
-    if (ev === null || typeof ev !== 'object') {
-      this.fail('api_error', 'upstream sent a stream frame that is not an object: ' + excerpt(frame.data));
+    const ev = parseStreamFrame<UpstreamStreamEventWire>(frame.data);
+    if (typeof ev === 'string') {
+      this.fail('api_error', ev);
       return;
     }
     // Most frequent first.
@@ -110,10 +102,10 @@ export class MessagesEventDecoder implements EventDecoder {
   private messageStart(message: UpstreamMessageWire | null | undefined): void {
     if (this.started) return;
     const m = message && typeof message === 'object' ? message : undefined;
-    if (m?.usage && typeof m.usage === 'object') applyUsage(this.counters, m.usage);
+    if (m?.usage && typeof m.usage === 'object') this.usage = mergeUsage(this.usage, m.usage);
     this.started = true;
     this.responseId = str(m?.id);
-    this.emit({ type: 'response-start', id: this.responseId, model: str(m?.model), usage: usageFromCounters(this.counters) });
+    this.emit({ type: 'response-start', id: this.responseId, model: str(m?.model), usage: this.usage });
   }
 
   /** Content before message_start (never from Anthropic itself): start without usage. */
@@ -267,14 +259,14 @@ export class MessagesEventDecoder implements EventDecoder {
       if (typeof d.stop_sequence === 'string') this.stopSequence = d.stop_sequence;
     }
     const usage = ev.usage;
-    if (usage && typeof usage === 'object') applyUsage(this.counters, usage);
+    if (usage && typeof usage === 'object') this.usage = mergeUsage(this.usage, usage);
   }
 
   private complete(): void {
     this.ensureStarted();
     if (this.open !== NONE) this.closeBlock();
     this.done = true;
-    this.emit({ type: 'usage', usage: usageFromCounters(this.counters) });
+    this.emit({ type: 'usage', usage: this.usage });
     this.emit({ type: 'finish', finish: mapStopReason(this.stopReason, this.stopSequence) });
   }
 

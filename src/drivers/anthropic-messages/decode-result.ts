@@ -2,12 +2,13 @@
 // server-tool and unknown blocks skipped, thinking kept byte-exact as the carry, custom tools unwrapped.
 import { GatewayError } from '../../errors.js';
 import { toCallerId } from '../../ir/tool-ids.js';
+import { ToolLookup } from '../../ir/tool-names.js';
 import type { IrRequest, IrResult, OutputPart, ToolCallPart } from '../../ir/types.js';
 import type { UpstreamErrorBodyWire, UpstreamMessageWire } from '../../protocols/anthropic-messages/upstream-response.js';
 import { kindForErrorType } from './error-kind.js';
 import { mapStopReason } from './map-finish.js';
 import { mapUsage } from './map-usage.js';
-import { customInputText, ToolLookup } from './tool-lookup.js';
+import { ANTHROPIC_TOOL_NAME_MAX, customInputText } from './tool-lookup.js';
 
 function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
@@ -41,7 +42,7 @@ export function decodeMessagesResult(json: unknown, req: IrRequest): IrResult {
         content.push({ type: 'reasoning', text: '', carry: { family: 'anthropic', block: { type: 'redacted_thinking', data: str(b.data) } } });
         break;
       case 'tool_use': {
-        tools ??= new ToolLookup(req.tools);
+        tools ??= new ToolLookup(req.tools, ANTHROPIC_TOOL_NAME_MAX);
         const tool = tools.resolve(str(b.name));
         const input = b.input ?? {};
         const part: ToolCallPart = {

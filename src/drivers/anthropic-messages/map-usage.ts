@@ -1,53 +1,32 @@
 // Anthropic usage → IR usage (messages.md §11, mapping.md §10). Anthropic's `input_tokens` excludes
 // cache reads and writes; the IR counts the whole prompt, so the three are added.
-import type { Usage } from '../../ir/types.js';
+import { emptyUsage, type Usage } from '../../ir/types.js';
 import type { UpstreamUsageWire } from '../../protocols/anthropic-messages/upstream-response.js';
 
-/** The raw counters, kept by the stream decoder so later cumulative totals can overwrite them. */
-export interface UsageCounters {
-  input: number;
-  cacheWrite: number;
-  cacheRead: number;
-  output: number;
-  thinking: number;
-}
-
-export function emptyCounters(): UsageCounters {
-  return { input: 0, cacheWrite: 0, cacheRead: 0, output: 0, thinking: 0 };
-}
+const NO_USAGE: Readonly<Usage> = Object.freeze(emptyUsage());
 
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
-/** Overwrite the counters `usage` carries (they are cumulative totals, never increments); null or
- * absent counters keep their previous value, as the SDK's accumulator does. */
-export function applyUsage(counters: UsageCounters, usage: UpstreamUsageWire): void {
-  const input = count(usage.input_tokens);
-  if (input !== undefined) counters.input = input;
-  const write = count(usage.cache_creation_input_tokens);
-  if (write !== undefined) counters.cacheWrite = write;
-  const read = count(usage.cache_read_input_tokens);
-  if (read !== undefined) counters.cacheRead = read;
-  const output = count(usage.output_tokens);
-  if (output !== undefined) counters.output = output;
+/** `prev` updated by the counters `usage` carries (cumulative totals, never increments); null or absent
+ * counters keep their previous value, as the SDK's accumulator does. `prev` itself is left as it was.
+ * Serves the stream decoder and the pass-through lane's usage tap alike. */
+export function mergeUsage(prev: Readonly<Usage>, usage: UpstreamUsageWire): Usage {
+  const read = count(usage.cache_read_input_tokens) ?? prev.cacheReadTokens;
+  const write = count(usage.cache_creation_input_tokens) ?? prev.cacheWriteTokens;
+  const uncached = count(usage.input_tokens) ?? prev.inputTokens - prev.cacheReadTokens - prev.cacheWriteTokens;
   const details = usage.output_tokens_details;
   const thinking = details && typeof details === 'object' ? count(details.thinking_tokens) : undefined;
-  if (thinking !== undefined) counters.thinking = thinking;
-}
-
-export function usageFromCounters(c: UsageCounters): Usage {
   return {
-    inputTokens: c.input + c.cacheWrite + c.cacheRead,
-    cacheReadTokens: c.cacheRead,
-    cacheWriteTokens: c.cacheWrite,
-    outputTokens: c.output,
-    reasoningTokens: c.thinking,
+    inputTokens: uncached + write + read,
+    cacheReadTokens: read,
+    cacheWriteTokens: write,
+    outputTokens: count(usage.output_tokens) ?? prev.outputTokens,
+    reasoningTokens: thinking ?? prev.reasoningTokens,
   };
 }
 
 export function mapUsage(usage: UpstreamUsageWire | null | undefined): Usage {
-  const counters = emptyCounters();
-  if (usage && typeof usage === 'object') applyUsage(counters, usage);
-  return usageFromCounters(counters);
+  return usage && typeof usage === 'object' ? mergeUsage(NO_USAGE, usage) : emptyUsage();
 }

@@ -1,5 +1,6 @@
 // IR tool-call arguments (raw JSON text) → the JSON object Anthropic's `tool_use.input` must be
 // (mapping.md §15.10–12), and caller-facing call ids → ids Anthropic accepts (§6, §15.22).
+import { parseToolArguments } from '../../ir/tool-arguments.js';
 import { fromCallerId, toCallerId } from '../../ir/tool-ids.js';
 import type { ToolCallPart } from '../../ir/types.js';
 
@@ -13,18 +14,10 @@ export function upstreamToolId(callerId: string): string {
   return ANTHROPIC_ID.test(id) ? id : toCallerId(id);
 }
 
-/** `undefined` when the arguments are not JSON at all (the caller sends `{}` and warns). */
+/** Truncated arguments are repaired; `undefined` when they are not JSON at all (the caller sends `{}`
+ * and warns). */
 export function toolInput(call: ToolCallPart): Record<string, unknown> | undefined {
-  const args = call.arguments;
   // Custom tools travel as functions taking one string (mapping.md §4).
-  if (call.kind === 'custom') return { input: args };
-  if (args === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    return /\S/.test(args) ? undefined : {};
-  }
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  return { value: parsed };
+  if (call.kind === 'custom') return { input: call.arguments };
+  return parseToolArguments(call.arguments);
 }

@@ -5,6 +5,7 @@
 // another. A new call index closes the current call only when its JSON is complete; when calls are
 // interleaved (a new index while the current one is unfinished, or a fragment for a closed call), every
 // later call is buffered and emitted whole at the end, while the open call keeps streaming.
+import { ToolLookup, type ResolvedTool } from '../../ir/tool-names.js';
 import type { IrEvent, IrRequest } from '../../ir/types.js';
 import type {
   ChatCompletionChunk,
@@ -14,13 +15,14 @@ import type {
   ChatWireError,
 } from '../../protocols/openai-chat/response.js';
 import type { SseFrame } from '../sse-parser.js';
+import { parseStreamFrame } from '../stream-frame.js';
 import type { EventDecoder } from '../types.js';
 import { CallIdAllocator } from './call-ids.js';
 import { chatErrorKind, errorFacts } from './classify-error.js';
 import { JsonCloseTracker } from './json-close-tracker.js';
 import { mapFinishReason } from './map-finish.js';
 import { mapChatUsage } from './map-usage.js';
-import { argumentsText, ToolLookup, unwrapCustomInput, type ResolvedTool } from './tool-lookup.js';
+import { argumentsText, CHAT_TOOL_NAME_MAX, unwrapCustomInput } from './tool-lookup.js';
 
 // What block is open (numbers rather than strings: compared on every delta).
 const NONE = 0;
@@ -69,7 +71,7 @@ export class ChatEventDecoder implements EventDecoder {
     req: IrRequest,
     private readonly emit: (ev: IrEvent) => void,
   ) {
-    this.tools = new ToolLookup(req.tools);
+    this.tools = new ToolLookup(req.tools, CHAT_TOOL_NAME_MAX);
   }
 
   frame(frame: SseFrame): void {
@@ -79,15 +81,9 @@ export class ChatEventDecoder implements EventDecoder {
       this.complete();
       return;
     }
-    let chunk: ChatCompletionChunk;
-    try {
-      chunk = JSON.parse(data) as ChatCompletionChunk;
-    } catch {
-      this.fail('api_error', 'upstream sent a stream frame that is not JSON: ' + excerpt(data));
-      return;
-    }
-    if (chunk === null || typeof chunk !== 'object') {
-      this.fail('api_error', 'upstream sent a stream frame that is not an object: ' + excerpt(data));
+    const chunk = parseStreamFrame<ChatCompletionChunk>(data);
+    if (typeof chunk === 'string') {
+      this.fail('api_error', chunk);
       return;
     }
     if (chunk.error !== undefined && chunk.error !== null) {
@@ -308,10 +304,6 @@ export class ChatEventDecoder implements EventDecoder {
     this.done = true;
     this.emit({ type: 'error', error: { kind, message } });
   }
-}
-
-function excerpt(data: string): string {
-  return data.length > 200 ? data.slice(0, 200) + '…' : data;
 }
 
 export function createChatEventDecoder(req: IrRequest, emit: (ev: IrEvent) => void): EventDecoder {

@@ -1,13 +1,14 @@
 // Non-streamed `chat.completion` body → IrResult, in the order a stream would have produced it:
 // reasoning, text, refusal, tool calls.
 import { GatewayError } from '../../errors.js';
+import { ToolLookup } from '../../ir/tool-names.js';
 import { emptyUsage, type IrRequest, type IrResult, type OutputPart } from '../../ir/types.js';
 import type { ChatCompletion, ChatResponseMessage } from '../../protocols/openai-chat/response.js';
 import { CallIdAllocator } from './call-ids.js';
 import { chatErrorKind, errorFacts } from './classify-error.js';
 import { mapFinishReason } from './map-finish.js';
 import { mapChatUsage } from './map-usage.js';
-import { argumentsText, ToolLookup, unwrapCustomInput } from './tool-lookup.js';
+import { argumentsText, CHAT_TOOL_NAME_MAX, unwrapCustomInput } from './tool-lookup.js';
 
 function nonEmpty(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
@@ -46,7 +47,7 @@ export function decodeChatResult(json: unknown, req: IrRequest): IrResult {
   let calls = 0;
   if (Array.isArray(message.tool_calls)) {
     const ids = new CallIdAllocator(id);
-    const tools = new ToolLookup(req.tools);
+    const tools = new ToolLookup(req.tools, CHAT_TOOL_NAME_MAX);
     for (const call of message.tool_calls) {
       if (!call || typeof call !== 'object') continue;
       // OpenAI custom tool calls carry their raw input already; function calls may wrap a custom tool.

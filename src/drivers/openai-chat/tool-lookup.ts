@@ -1,30 +1,8 @@
-// Wire tool names back to the caller's tools: namespace and shortened names restored, and custom tools
-// (sent upstream as functions taking `{"input": string}`, mapping.md §4) unwrapped to their raw input.
-import { toolNameIndex } from '../../ir/tool-names.js';
-import type { ToolDefinition, ToolKind } from '../../ir/types.js';
+// Chat's tool-name limit, custom tools (sent upstream as functions taking `{"input": string}`, mapping.md
+// §4) unwrapped to their raw input, and arguments as text. Names go back through `ToolLookup` (ir/tool-names.ts).
 
 /** OpenAI's tool-name limit, which every compatible server inherits. */
 export const CHAT_TOOL_NAME_MAX = 64;
-
-export interface ResolvedTool {
-  name: string;
-  namespace: string | undefined;
-  kind: ToolKind;
-}
-
-export class ToolLookup {
-  private index: Map<string, ToolDefinition> | undefined;
-
-  constructor(private readonly tools: readonly ToolDefinition[]) {}
-
-  resolve(wireName: string): ResolvedTool {
-    // Built on first use: most responses carry no tool call at all.
-    this.index ??= toolNameIndex(this.tools, CHAT_TOOL_NAME_MAX);
-    const def = this.index.get(wireName);
-    if (!def) return { name: wireName, namespace: undefined, kind: 'function' };
-    return { name: def.name, namespace: def.namespace, kind: def.kind };
-  }
-}
 
 /** `{"input":"…"}` → the raw input text; anything else is returned unchanged (the model misbehaved,
  * and the caller is better served by what it said than by nothing). */

@@ -10,6 +10,7 @@ import type { IrEvent, IrRequest, ReasoningCarry, ToolKind } from '../../ir/type
 import type { StreamEventWire } from '../../protocols/openai-responses/upstream-events.js';
 import type { ContentPartWire, OutputItemWire, ResponseWire } from '../../protocols/openai-responses/upstream-response.js';
 import type { SseFrame } from '../sse-parser.js';
+import { parseStreamFrame } from '../stream-frame.js';
 import type { EventDecoder } from '../types.js';
 import { errorFacts, kindForFacts } from './error-kind.js';
 import { finishForCompleted, finishForIncomplete } from './map-finish.js';
@@ -63,15 +64,9 @@ export class ResponsesEventDecoder implements EventDecoder {
     const data = frame.data;
     // OpenAI sends no [DONE]; some compatible servers do, after the terminal event.
     if (data === '[DONE]') return;
-    let ev: StreamEventWire;
-    try {
-      ev = JSON.parse(data) as StreamEventWire;
-    } catch {
-      this.fail('api_error', 'upstream sent a stream frame that is not JSON: ' + excerpt(data));
-      return;
-    }
-    if (ev === null || typeof ev !== 'object') {
-      this.fail('api_error', 'upstream sent a stream frame that is not an object: ' + excerpt(data));
+    const ev = parseStreamFrame<StreamEventWire>(data);
+    if (typeof ev === 'string') {
+      this.fail('api_error', ev);
       return;
     }
     switch (ev.type) {
@@ -449,10 +444,6 @@ function carryOf(item: OutputItemWire): ReasoningCarry {
     encryptedContent: typeof item.encrypted_content === 'string' ? item.encrypted_content : null,
     summary: Array.isArray(item.summary) ? item.summary : [],
   };
-}
-
-function excerpt(data: string): string {
-  return data.length > 200 ? data.slice(0, 200) + '…' : data;
 }
 
 export function createResponsesEventDecoder(req: IrRequest, emit: (ev: IrEvent) => void): EventDecoder {

@@ -1,6 +1,6 @@
 import { partialParse } from '@anthropic-ai/sdk/_vendor/partial-json-parser/parser';
 import { describe, expect, it } from 'vitest';
-import { repairTruncatedJson, toolInput } from '../../../../src/codecs/anthropic-messages/parse-arguments.js';
+import { repairTruncatedJson, toolInput } from '../../../src/ir/tool-arguments.js';
 
 describe('toolInput', () => {
   it.each<[string, unknown]>([

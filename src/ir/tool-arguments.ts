@@ -1,17 +1,24 @@
 // Tool-call argument text → the JSON object Anthropic's `tool_use.input` must be (mapping.md §15.10–12):
-// empty → {}, truncated JSON → repaired, a non-object → {value}, anything else unreadable → {}.
+// empty → {}, truncated JSON → repaired, a non-object → {value}. Both the Messages codec (answers to a
+// caller) and the Anthropic driver (replayed calls toward the upstream) need it.
 
-export function toolInput(args: string): Record<string, unknown> {
+/** The input object, or `undefined` when the text is not JSON at all, not even cut-off JSON. */
+export function parseToolArguments(args: string): Record<string, unknown> | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(args);
   } catch {
     if (args.trim() === '') return {};
     parsed = repairTruncatedJson(args);
-    if (parsed === undefined) return {};
+    if (parsed === undefined) return undefined;
   }
   if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   return { value: parsed };
+}
+
+/** The input object; anything unreadable → {}. */
+export function toolInput(args: string): Record<string, unknown> {
+  return parseToolArguments(args) ?? {};
 }
 
 const LITERALS = new Set(['true', 'false', 'null']);
