@@ -1,0 +1,227 @@
+// A fake model provider for benchmarks: one node:http server answering the three upstream protocols
+// (Anthropic `/v1/messages`, OpenAI Responses `/v1/responses` and `/responses`, Chat Completions
+// `/v1/chat/completions` and `/chat/completions`) with realistic, complete bodies and event streams.
+// Everything is precomputed (see upstream-replies.ts): per request it only drains the body, looks for
+// `"stream": true` and the model name without parsing JSON, stamps a unique id and writes bytes, so it is
+// never the bottleneck of a benchmark.
+//
+//   node --import tsx bench/fake-upstream.ts --port 0 --events 50 --pace-ms 0
+//
+// prints one JSON line `{"ready":true,"port":N,...}` on stdout when listening.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { parseFlags } from './cli-flags.js';
+import type { Protocol } from './request-bodies.js';
+import { ID_WIDTH, prepareReply, stampId, type PreparedReply } from './upstream-replies.js';
+
+export interface FakeUpstreamOptions {
+  host?: string;
+  /** 0 = ephemeral. */
+  port?: number;
+  /** SSE events per streamed answer (default 50). */
+  events?: number;
+  /** Delay between streamed events in ms (0 = write them back to back). */
+  paceMs?: number;
+}
+
+export interface FakeUpstreamStats {
+  requests: number;
+  streams: number;
+  activeStreams: number;
+  maxActiveStreams: number;
+  aborted: number;
+  notFound: number;
+  /** Paced streams: how late events left compared with their schedule (ms), since the last reset. */
+  pacingLateMax: number;
+  pacingLateOver10ms: number;
+  pacingEvents: number;
+  /** This process's event-loop delay since the last reset (ms). */
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+}
+
+export interface FakeUpstream {
+  url: string;
+  port: number;
+  stats: FakeUpstreamStats;
+  close(): Promise<void>;
+}
+
+const ROUTES: Record<string, Protocol> = {
+  '/v1/messages': 'messages',
+  '/v1/responses': 'responses',
+  '/responses': 'responses',
+  '/v1/chat/completions': 'chat',
+  '/chat/completions': 'chat',
+};
+
+const STREAM_RE = /"stream"\s*:\s*true/;
+const MODEL_RE = /"model"\s*:\s*"([^"\\]{1,200})"/;
+const MAX_CACHED = 256;
+
+export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
+  const events = options.events ?? 50;
+  const paceMs = options.paceMs ?? 0;
+  const cache = new Map<string, PreparedReply>();
+  const stats: FakeUpstreamStats = { requests: 0, streams: 0, activeStreams: 0, maxActiveStreams: 0, aborted: 0, notFound: 0, pacingLateMax: 0, pacingLateOver10ms: 0, pacingEvents: 0, loopDelayP99Ms: 0, loopDelayMaxMs: 0 };
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
+  // Unique, fixed-width ids: a per-process prefix and a counter.
+  const prefix = (process.pid.toString(36) + Math.random().toString(36).slice(2)).slice(0, 8).padEnd(8, '0');
+  let counter = 0;
+  const nextId = () => prefix + (counter++).toString(36).padStart(ID_WIDTH - prefix.length, '0');
+
+  const replyFor = (protocol: Protocol, model: string, stream: boolean): PreparedReply => {
+    const key = protocol + (stream ? '|s|' : '|j|') + model;
+    let reply = cache.get(key);
+    if (!reply) {
+      reply = prepareReply(protocol, model, stream, events);
+      if (cache.size < MAX_CACHED) cache.set(key, reply);
+    }
+    return reply;
+  };
+
+  const answer = (protocol: Protocol, body: string, res: http.ServerResponse) => {
+    const stream = STREAM_RE.test(body);
+    const model = MODEL_RE.exec(body)?.[1] ?? 'unknown-model';
+    const reply = replyFor(protocol, model, stream);
+    const chunks = stampId(reply, nextId());
+    res.writeHead(200, reply.headers);
+    if (!stream) {
+      res.end(chunks[0]);
+      return;
+    }
+    stats.streams++;
+    stats.activeStreams++;
+    if (stats.activeStreams > stats.maxActiveStreams) stats.maxActiveStreams = stats.activeStreams;
+    let done = false;
+    const end = () => {
+      if (done) return;
+      done = true;
+      stats.activeStreams--;
+    };
+    if (paceMs <= 0) {
+      // Each event its own write (its own chunk on the wire), as a provider flushing per event.
+      for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i]);
+      res.end(chunks[chunks.length - 1]);
+      end();
+      return;
+    }
+    // Paced: first event at once, then one every paceMs on a drift-free schedule.
+    const start = performance.now();
+    let i = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const tick = () => {
+      if (done) return;
+      const late = performance.now() - (start + i * paceMs);
+      stats.pacingEvents++;
+      if (late > stats.pacingLateMax) stats.pacingLateMax = late;
+      if (late > 10) stats.pacingLateOver10ms++;
+      if (i === chunks.length - 1) {
+        res.end(chunks[i]);
+        end();
+        return;
+      }
+      res.write(chunks[i++]);
+      timer = setTimeout(tick, Math.max(0, start + i * paceMs - performance.now()));
+    };
+    res.on('close', () => {
+      if (!done) {
+        stats.aborted++;
+        if (timer) clearTimeout(timer);
+        end();
+      }
+    });
+    tick();
+  };
+
+  const server = http.createServer((req, res) => {
+    stats.requests++;
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    if (req.method === 'GET' && (path === '/healthz' || path === '/')) {
+      res.writeHead(200, ['content-type', 'application/json', 'content-length', '15']);
+      res.end('{"status":"ok"}');
+      return;
+    }
+    if (req.method === 'GET' && path === '/_stats') {
+      // `?reset=1`: start a new peak-concurrency window.
+      if (q !== -1 && url.includes('reset')) {
+        stats.maxActiveStreams = stats.activeStreams;
+        stats.pacingLateMax = 0;
+        stats.pacingLateOver10ms = 0;
+        stats.pacingEvents = 0;
+        loopDelay.reset();
+      }
+      stats.loopDelayP99Ms = loopDelay.percentile(99) / 1e6;
+      stats.loopDelayMaxMs = loopDelay.max / 1e6;
+      const text = JSON.stringify(stats);
+      res.writeHead(200, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(text))]);
+      res.end(text);
+      return;
+    }
+    const protocol = req.method === 'POST' ? ROUTES[path] : undefined;
+    if (!protocol) {
+      stats.notFound++;
+      req.resume();
+      const text = JSON.stringify({ error: { type: 'not_found_error', message: `fake upstream: no route ${req.method} ${path}` } });
+      res.writeHead(404, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(text))]);
+      res.end(text);
+      return;
+    }
+    // Drain the body; usually it arrives in one chunk.
+    let first: Buffer | undefined;
+    let rest: Buffer[] | undefined;
+    req.on('data', (chunk: Buffer) => {
+      if (!first) first = chunk;
+      else (rest ??= [first]).push(chunk);
+    });
+    req.on('end', () => {
+      const buf = rest ? Buffer.concat(rest) : first;
+      answer(protocol, buf ? buf.toString('latin1') : '', res);
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 0;
+  server.maxRequestsPerSocket = 0;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    port,
+    stats,
+    close: () =>
+      new Promise<void>((resolve) => {
+        loopDelay.disable();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command line
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
+  const upstream = await startFakeUpstream({
+    host: flags.get('host') ?? '127.0.0.1',
+    port: Number(flags.get('port') ?? 0),
+    events: Number(flags.get('events') ?? 50),
+    paceMs: Number(flags.get('pace-ms') ?? 0),
+  });
+  process.stdout.write(JSON.stringify({ ready: true, role: 'fake-upstream', port: upstream.port, pid: process.pid }) + '\n');
+  const stop = () => void upstream.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();

@@ -1,0 +1,75 @@
+// The gateway's lanes under test, and the systems measured against each other for them.
+import type { Protocol } from '../request-bodies.js';
+
+export interface Lane {
+  /** Command-line id, e.g. `messages-chat`. */
+  id: string;
+  /** Printed label, e.g. `messages→chat`. */
+  label: string;
+  door: Protocol;
+  upstream: Protocol;
+  kind: 'pass-through' | 'translation';
+}
+
+function lane(door: Protocol, upstream: Protocol): Lane {
+  return {
+    id: `${door}-${upstream}`,
+    label: `${door}→${upstream}`,
+    door,
+    upstream,
+    kind: door === upstream ? 'pass-through' : 'translation',
+  };
+}
+
+export const LANES: Lane[] = [
+  lane('messages', 'messages'),
+  lane('responses', 'responses'),
+  lane('messages', 'responses'),
+  lane('responses', 'messages'),
+  lane('messages', 'chat'),
+  lane('responses', 'chat'),
+];
+
+/** Lanes whose gateway is also measured with metrics off (one per lane kind keeps the suite short). */
+export const METRICS_LANES = ['messages-messages', 'responses-chat'];
+
+/** The model name each fake upstream sees (the gateway maps `m-<protocol>` to it). */
+export const UPSTREAM_MODEL: Record<Protocol, string> = {
+  messages: 'claude-bench',
+  responses: 'gpt-bench',
+  chat: 'chat-bench',
+};
+
+/** Gateway model alias routed to the fake upstream of that protocol (paced: the paced upstream). */
+export function gatewayModel(upstream: Protocol, paced: boolean): string {
+  return `m-${upstream}${paced ? '-paced' : ''}`;
+}
+
+export type SystemKind = 'direct' | 'floor' | 'gateway' | 'gateway-nometrics';
+
+/**
+ * One system measured for one protocol pair: DIRECT and FLOOR depend only on the upstream protocol
+ * (they carry the upstream protocol's request), the gateway on the lane.
+ */
+export interface Cell {
+  key: string;
+  system: SystemKind;
+  /** Protocol of the request sent (the door for the gateway, the upstream's own for DIRECT/FLOOR). */
+  door: Protocol;
+  upstream: Protocol;
+  lane?: Lane;
+}
+
+export function baselineCells(upstreams: Iterable<Protocol>): Cell[] {
+  const cells: Cell[] = [];
+  for (const p of upstreams) {
+    cells.push({ key: `direct:${p}`, system: 'direct', door: p, upstream: p });
+    cells.push({ key: `floor:${p}`, system: 'floor', door: p, upstream: p });
+  }
+  return cells;
+}
+
+export function gatewayCell(lane: Lane, metrics = true): Cell {
+  const system: SystemKind = metrics ? 'gateway' : 'gateway-nometrics';
+  return { key: `${system}:${lane.id}`, system, door: lane.door, upstream: lane.upstream, lane };
+}

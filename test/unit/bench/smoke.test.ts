@@ -1,0 +1,158 @@
+// The benchmark's fake upstream and FLOOR proxy, in-process for about a second: every protocol answers
+// a complete, well-formed body or event stream, directly and through FLOOR, so a benchmark never
+// measures a broken baseline.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { ANSWER_TEXT } from '../../../bench/corpus.js';
+import { startFakeUpstream, type FakeUpstream } from '../../../bench/fake-upstream.js';
+import { startFloorProxy, type FloorProxy } from '../../../bench/floor-proxy.js';
+import { ENDPOINT, requestBody, requestHeaders, type Protocol } from '../../../bench/request-bodies.js';
+import { splitText, STREAM_TERMINAL } from '../../../bench/upstream-replies.js';
+
+const EVENTS = 12;
+const PROTOCOLS: Protocol[] = ['messages', 'responses', 'chat'];
+
+let upstream: FakeUpstream;
+let paced: FakeUpstream;
+let floor: FloorProxy;
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream({ events: EVENTS });
+  paced = await startFakeUpstream({ events: 5, paceMs: 20 });
+  floor = await startFloorProxy({ upstream: upstream.url, connections: 8 });
+});
+
+afterAll(async () => {
+  await floor?.close();
+  await upstream?.close();
+  await paced?.close();
+});
+
+async function post(base: string, path: string, protocol: Protocol, stream: boolean) {
+  const res = await request(base + path, {
+    method: 'POST',
+    headers: requestHeaders(protocol),
+    body: requestBody(protocol, `model-${protocol}`, stream),
+  });
+  return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+}
+
+interface Frame {
+  event?: string;
+  data: string;
+}
+
+function frames(text: string): Frame[] {
+  return text
+    .split('\n\n')
+    .filter((f) => f.length > 0)
+    .map((block) => {
+      const frame: Frame = { data: '' };
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event: ')) frame.event = line.slice(7);
+        else if (line.startsWith('data: ')) frame.data = line.slice(6);
+      }
+      return frame;
+    });
+}
+
+/** The answer text reassembled from a stream's deltas, checking the protocol's framing on the way. */
+function streamedText(protocol: Protocol, list: Frame[]): string {
+  let text = '';
+  if (protocol === 'chat') {
+    expect(list.every((f) => f.event === undefined)).toBe(true);
+    expect(list[list.length - 1]!.data).toBe('[DONE]');
+    const chunks = list.slice(0, -1).map((f) => JSON.parse(f.data));
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+    expect(chunks[chunks.length - 1].choices).toEqual([]);
+    expect(chunks[chunks.length - 1].usage.total_tokens).toBeGreaterThan(0);
+    expect(chunks[chunks.length - 2].choices[0].finish_reason).toBe('stop');
+    for (const c of chunks) text += c.choices[0]?.delta?.content ?? '';
+    return text;
+  }
+  const events = list.map((f) => {
+    const data = JSON.parse(f.data);
+    expect(data.type).toBe(f.event);
+    return data;
+  });
+  if (protocol === 'messages') {
+    expect(events[0].type).toBe('message_start');
+    expect(events[0].message.usage.input_tokens).toBeGreaterThan(0);
+    expect(events[events.length - 2].type).toBe('message_delta');
+    expect(events[events.length - 2].delta.stop_reason).toBe('end_turn');
+    expect(events[events.length - 1].type).toBe('message_stop');
+    for (const e of events) if (e.type === 'content_block_delta') text += e.delta.text;
+    return text;
+  }
+  expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+  expect(events[0].type).toBe('response.created');
+  const completed = events[events.length - 1];
+  expect(completed.type).toBe('response.completed');
+  expect(completed.response.id).toBe(events[0].response.id);
+  expect(completed.response.output[0].content[0].text).toBe(ANSWER_TEXT);
+  for (const e of events) if (e.type === 'response.output_text.delta') text += e.delta;
+  return text;
+}
+
+function bodyText(protocol: Protocol, json: any): string {
+  if (protocol === 'messages') return json.content[0].text;
+  if (protocol === 'responses') return json.output[0].content[0].text;
+  return json.choices[0].message.content;
+}
+
+describe('bench fake upstream and FLOOR proxy', () => {
+  for (const via of ['direct', 'floor'] as const) {
+    for (const protocol of PROTOCOLS) {
+      it(`${via}: ${protocol} non-streamed body is complete`, async () => {
+        const base = via === 'direct' ? upstream.url : floor.url;
+        const res = await post(base, ENDPOINT[protocol], protocol, false);
+        expect(res.status).toBe(200);
+        expect(res.headers['content-type']).toBe('application/json');
+        expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+        const json = JSON.parse(res.text);
+        expect(json.model).toBe(`model-${protocol}`);
+        expect(bodyText(protocol, json)).toBe(ANSWER_TEXT);
+      });
+
+      it(`${via}: ${protocol} stream has ${EVENTS} well-formed events`, async () => {
+        const base = via === 'direct' ? upstream.url : floor.url;
+        const res = await post(base, ENDPOINT[protocol], protocol, true);
+        expect(res.status).toBe(200);
+        expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+        expect(res.text.endsWith('\n\n')).toBe(true);
+        expect(res.text).toContain(STREAM_TERMINAL[protocol]);
+        const list = frames(res.text);
+        expect(list).toHaveLength(EVENTS);
+        expect(streamedText(protocol, list)).toBe(ANSWER_TEXT);
+      });
+    }
+  }
+
+  it('answers the path aliases, stamps unique ids, and 404s unknown routes', async () => {
+    const a = JSON.parse((await post(upstream.url, '/responses', 'responses', false)).text);
+    const b = JSON.parse((await post(floor.url, '/responses', 'responses', false)).text);
+    expect(a.id).not.toBe(b.id);
+    expect(a.id).toMatch(/^resp_[0-9a-z]{24}$/);
+    expect((await post(upstream.url, '/chat/completions', 'chat', false)).status).toBe(200);
+    expect((await post(upstream.url, '/v1/messages?beta=true', 'messages', false)).status).toBe(200);
+    expect((await post(floor.url, '/v1/nowhere', 'chat', false)).status).toBe(404);
+  });
+
+  it('paces streamed events', async () => {
+    const t0 = performance.now();
+    const res = await post(paced.url, ENDPOINT.messages, 'messages', true);
+    const elapsed = performance.now() - t0;
+    // 5 events asked, but a Messages stream needs its 6 framing events plus one delta.
+    expect(frames(res.text)).toHaveLength(7);
+    expect(elapsed).toBeGreaterThanOrEqual(6 * 20 - 2);
+  });
+
+  it('splits text into the requested number of non-empty pieces', () => {
+    for (const n of [1, 7, 44, 500]) {
+      const pieces = splitText(ANSWER_TEXT, n);
+      expect(pieces).toHaveLength(n);
+      expect(pieces.every((p) => p.length > 0)).toBe(true);
+      expect(pieces.join('')).toBe(ANSWER_TEXT);
+    }
+  });
+});
