@@ -158,7 +158,7 @@ function resolveProvider(name: string, p: RawProvider): ProviderConfig {
       maxCooldownMs: c.max_cooldown_ms ?? 300_000,
     },
     driverOptions,
-    streamUpstream: p.stream_upstream ?? true,
+    streamUpstream: p.stream_upstream === true ? 'always' : p.stream_upstream === false ? 'never' : 'auto',
     connections: p.connections ?? 128,
   };
 }

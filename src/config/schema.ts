@@ -49,8 +49,9 @@ export const ProviderSchema = Type.Object(
     /** Chat upstream: send reasoning_content back on tool-call turns (DeepSeek). */
     echo_reasoning_content: Type.Optional(Type.Boolean()),
     system_role: Type.Optional(Type.Union([Type.Literal('system'), Type.Literal('developer')])),
-    /** Translation lane: call the upstream streamed even for non-streamed callers (default true). */
-    stream_upstream: Type.Optional(Type.Boolean()),
+    /** Translation lane, non-streamed callers: call the upstream streamed (true), not (false), or by the
+     * answer's bound (auto, the default). */
+    stream_upstream: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('auto')])),
     /** undici Pool connections per origin. */
     connections: Type.Optional(Type.Integer({ minimum: 1 })),
   },

@@ -40,7 +40,8 @@ export interface ProviderConfig {
   retry: RetryPolicy;
   cooldown: CooldownPolicy;
   driverOptions: DriverOptions;
-  streamUpstream: boolean;
+  /** Translation lane, non-streamed callers: see `upstreamStreams` in translation-lane.ts. */
+  streamUpstream: 'always' | 'never' | 'auto';
   connections: number;
 }
 
