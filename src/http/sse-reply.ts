@@ -1,11 +1,20 @@
 // Writes a server-sent event stream to the caller: headers once, frames whole, backpressure to the
 // upstream (pause until drain), heartbeats during upstream silence, and client-abort detection.
+// Frames produced in one turn of the event loop (typically every event of one upstream chunk) leave in
+// one socket write at the end of that turn: no added latency, and one syscall instead of one per frame.
 import type { ServerResponse } from 'node:http';
 
 export class SseReply {
   private lastWrite = 0;
   private timer: NodeJS.Timeout | undefined;
   private ended = false;
+  /** Frames written this turn, not yet handed to the socket. */
+  private pending = '';
+  private readonly flush = (): void => {
+    const text = this.pending;
+    this.pending = '';
+    if (text.length !== 0 && !this.raw.destroyed) this.raw.write(text);
+  };
   /** The caller went away before the stream ended. */
   aborted = false;
 
@@ -37,7 +46,9 @@ export class SseReply {
   write(frame: string): boolean {
     if (this.ended || this.raw.destroyed) return true;
     this.lastWrite = performance.now();
-    return this.raw.write(frame);
+    if (this.pending.length === 0) queueMicrotask(this.flush);
+    this.pending += frame;
+    return !this.raw.writableNeedDrain;
   }
 
   onDrain(cb: () => void): void {
@@ -48,6 +59,7 @@ export class SseReply {
     if (this.ended) return;
     this.ended = true;
     if (this.timer) clearInterval(this.timer);
+    this.flush();
     if (!this.raw.destroyed) this.raw.end();
   }
 

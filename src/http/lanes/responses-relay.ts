@@ -16,7 +16,8 @@ export class ResponsesRelay implements Relay {
   finished = false;
   private frames = 0;
   private snapshot: Record<string, unknown> | undefined;
-  private readonly items: unknown[] = [];
+  /** Finished items' frames, unparsed: read only if the stream is cut short (closingFrames). */
+  private readonly itemFrames: string[] = [];
 
   constructor(
     private readonly rec: RequestRecord,
@@ -52,14 +53,22 @@ export class ResponsesRelay implements Relay {
         }
       }
     } else if (type === 'response.output_item.done') {
-      const obj = safeParse(data) as { item?: unknown } | undefined;
-      if (obj?.item) this.items.push(obj.item);
+      this.itemFrames.push(data);
     } else if (type.endsWith('.delta')) {
       if (this.rec.tFirstToken === 0) this.rec.tFirstToken = performance.now();
     } else if (type === 'error') {
       this.rec.errorKind = errorFromData(data).kind;
     }
     return sseFrame(type, data);
+  }
+
+  private finishedItems(): unknown[] {
+    const items: unknown[] = [];
+    for (const data of this.itemFrames) {
+      const item = itemOf(data);
+      if (item) items.push(item);
+    }
+    return items;
   }
 
   closingFrames(err: GatewayError): string {
@@ -76,11 +85,15 @@ export class ResponsesRelay implements Relay {
       status: 'failed',
       error: { code, message: err.message },
       incomplete_details: null,
-      output: this.items,
+      output: this.finishedItems(),
       usage: null,
     };
     return errorFrame + sseFrame('response.failed', JSON.stringify({ type: 'response.failed', sequence_number: seq + 1, response }));
   }
+}
+
+function itemOf(data: string): unknown {
+  return (safeParse(data) as { item?: unknown } | undefined)?.item;
 }
 
 function typeOf(data: string): string | undefined {

@@ -45,6 +45,21 @@ describe('SseParser', () => {
     expect(parseAll(chunks)).toEqual(EXPECTED);
   });
 
+  it('LF-only streams (the fast path) give the same frames for any three-way split', () => {
+    const lf = 'event: a\ndata: {"x":"日本"}\n\n: c\n\ndata: l1\ndata: l2\n\nevent: b\ndata: [DONE]\n\n';
+    const want: SseFrame[] = [
+      { event: 'a', data: '{"x":"日本"}' },
+      { event: undefined, data: 'l1\nl2' },
+      { event: 'b', data: '[DONE]' },
+    ];
+    const bytes = Buffer.from(lf, 'utf8');
+    for (let i = 0; i <= bytes.length; i++) {
+      for (let j = i; j <= bytes.length; j++) {
+        expect(parseAll([bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)]), `split at ${i},${j}`).toEqual(want);
+      }
+    }
+  });
+
   it('dispatches a last frame that lacks its blank line at end of input', () => {
     expect(parseAll(['event: x\ndata: {"y":2}'])).toEqual([{ event: 'x', data: '{"y":2}' }]);
   });

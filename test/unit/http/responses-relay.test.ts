@@ -1,0 +1,45 @@
+// The Responses pass-through relay as a pure function of the frames: model echo, usage tap, and the
+// closing frames of a stream cut short (Codex needs a terminal event that lists what did finish).
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../src/errors.js';
+import { ResponsesRelay } from '../../../src/http/lanes/responses-relay.js';
+import { RequestRecord } from '../../../src/observability/request-record.js';
+
+const frame = (event: string, obj: unknown) => ({ event, data: JSON.stringify(obj) });
+const dataOf = (text: string, event: string) => {
+  const m = text.split('\n\n').find((f) => f.startsWith(`event: ${event}\n`));
+  return m ? JSON.parse(m.slice(m.indexOf('data: ') + 6)) : undefined;
+};
+
+describe('ResponsesRelay', () => {
+  it('echoes the caller model in lifecycle frames and closes a cut stream with the finished items', () => {
+    const rec = new RequestRecord('req_1', 'responses', 0);
+    const relay = new ResponsesRelay(rec, 'alias', true);
+    const created = relay.frame(frame('response.created', { type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', model: 'up-model', status: 'in_progress', output: [] } }));
+    expect(dataOf(created, 'response.created').response.model).toBe('alias');
+    const item = { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done part', annotations: [] }] };
+    relay.frame(frame('response.output_item.done', { type: 'response.output_item.done', sequence_number: 1, output_index: 0, item }));
+    const delta = relay.frame(frame('response.output_text.delta', { type: 'response.output_text.delta', sequence_number: 2, item_id: 'msg_2', output_index: 1, content_index: 0, delta: 'par' }));
+    expect(delta).toContain('"delta":"par"');
+    expect(rec.tFirstToken).toBeGreaterThan(0);
+    expect(relay.finished).toBe(false);
+
+    const closing = relay.closingFrames(new GatewayError('api_error', 'upstream reset'));
+    expect(relay.finished).toBe(true);
+    const err = dataOf(closing, 'error');
+    expect(err).toMatchObject({ type: 'error', sequence_number: 3, code: 'server_error', message: 'upstream reset' });
+    const failed = dataOf(closing, 'response.failed');
+    expect(failed.sequence_number).toBe(4);
+    expect(failed.response).toMatchObject({ id: 'resp_1', model: 'alias', status: 'failed', error: { code: 'server_error' }, usage: null });
+    expect(failed.response.output).toEqual([item]);
+  });
+
+  it('reads usage and the finish from the terminal frame', () => {
+    const rec = new RequestRecord('req_2', 'responses', 0);
+    const relay = new ResponsesRelay(rec, 'alias', false);
+    relay.frame(frame('response.completed', { type: 'response.completed', sequence_number: 9, response: { id: 'r', model: 'm', status: 'completed', output: [], usage: { input_tokens: 12, output_tokens: 5, total_tokens: 17, input_tokens_details: { cached_tokens: 2 }, output_tokens_details: { reasoning_tokens: 1 } } } }));
+    expect(relay.finished).toBe(true);
+    expect(rec.finishReason).toBe('completed');
+    expect(rec.usage).toMatchObject({ inputTokens: 12, outputTokens: 5, cacheReadTokens: 2, reasoningTokens: 1 });
+  });
+});
