@@ -9,10 +9,10 @@
 //
 // prints one JSON line `{"ready":true,"port":N,...}` on stdout when listening.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseFlags } from './cli-flags.js';
+import { announceReady, closeServer, listen } from './lib/serve.js';
 import type { Protocol } from './request-bodies.js';
 import { ID_WIDTH, prepareReply, stampId, type PreparedReply } from './upstream-replies.js';
 
@@ -189,21 +189,15 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   server.requestTimeout = 0;
   server.maxRequestsPerSocket = 0;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${port}`,
     port,
     stats,
-    close: () =>
-      new Promise<void>((resolve) => {
-        loopDelay.disable();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => {
+      loopDelay.disable();
+      return closeServer(server);
+    },
   };
 }
 
@@ -218,10 +212,7 @@ async function main(): Promise<void> {
     events: Number(flags.get('events') ?? 50),
     paceMs: Number(flags.get('pace-ms') ?? 0),
   });
-  process.stdout.write(JSON.stringify({ ready: true, role: 'fake-upstream', port: upstream.port, pid: process.pid }) + '\n');
-  const stop = () => void upstream.close().then(() => process.exit(0));
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  announceReady('fake-upstream', upstream.port, () => upstream.close());
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();

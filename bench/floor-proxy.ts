@@ -9,10 +9,10 @@
 //
 // prints one JSON line `{"ready":true,"port":N,...}` on stdout when listening.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Pool, type Dispatcher } from 'undici';
 import { parseFlags } from './cli-flags.js';
+import { announceReady, closeServer, listen } from './lib/serve.js';
 
 export interface FloorProxyOptions {
   host?: string;
@@ -101,19 +101,12 @@ export async function startFloorProxy(options: FloorProxyOptions): Promise<Floor
   server.headersTimeout = 66_000;
   server.requestTimeout = 0;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${port}`,
     port,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
       await pool.close().catch(() => pool.destroy());
     },
   };
@@ -132,10 +125,7 @@ async function main(): Promise<void> {
     upstream,
     connections: Number(flags.get('connections') ?? 128),
   });
-  process.stdout.write(JSON.stringify({ ready: true, role: 'floor-proxy', port: proxy.port, pid: process.pid }) + '\n');
-  const stop = () => void proxy.close().then(() => process.exit(0));
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  announceReady('floor-proxy', proxy.port, () => proxy.close());
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();
