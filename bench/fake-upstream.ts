@@ -184,14 +184,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       answer(protocol, buf ? buf.toString('latin1') : '', res);
     });
   });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 0;
   server.maxRequestsPerSocket = 0;
-
-  const port = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
+  const { url, port } = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    url,
     port,
     stats,
     close: () => {

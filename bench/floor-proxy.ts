@@ -97,13 +97,9 @@ export async function startFloorProxy(options: FloorProxyOptions): Promise<Floor
       );
     });
   });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 0;
-
-  const port = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
+  const { url, port } = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    url,
     port,
     close: async () => {
       await closeServer(server);

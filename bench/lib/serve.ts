@@ -3,13 +3,18 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Listens and resolves with the bound port (0 = ephemeral). */
-export async function listen(server: http.Server, host: string, port: number): Promise<number> {
+/** Long keep-alive and no request timeout (load runs hold connections), then listens; resolves with
+ * the URL and the bound port (0 = ephemeral). */
+export async function listen(server: http.Server, host: string, port: number): Promise<{ url: string; port: number }> {
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
-  return (server.address() as AddressInfo).port;
+  const bound = (server.address() as AddressInfo).port;
+  return { url: `http://${host}:${bound}`, port: bound };
 }
 
 /** Stops accepting and drops kept-alive connections, so a close never waits for idle clients. */
