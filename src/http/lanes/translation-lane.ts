@@ -1,12 +1,12 @@
 // Translation lane: caller protocol ≠ upstream protocol. IR → driver request → upstream stream →
 // driver decoder → IR events → the caller's encoder (event-delivery).
+import type { ProviderConfig } from '../../config/types.js';
 import { GatewayError } from '../../errors.js';
 import { driverFor, driverTarget } from '../../drivers/registry.js';
 import { readText, transportError } from '../../drivers/http-client.js';
 import { SseParser } from '../../drivers/sse-parser.js';
 import { resultToEvents } from '../../ir/result-to-events.js';
 import type { IrRequest, Protocol, Warning } from '../../ir/types.js';
-import type { ProviderConfig } from '../../config/types.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import { applyTargetSettings } from '../../router/target-settings.js';
 import { EventDelivery } from '../event-delivery.js';
@@ -85,7 +85,7 @@ export const AUTO_UNSTREAMED_MAX_TOKENS = 8192;
  * only when its answer may be long (no bound, or above AUTO_UNSTREAMED_MAX_TOKENS) — a long answer
  * fetched in one body would show no byte for minutes, so the first-byte timeout could no longer tell
  * a stalled upstream from a busy one. A short bounded answer is fetched in one body: one JSON parse
- * instead of an event stream to parse and fold (about +30% requests/s on this lane, see README).
+ * instead of an event stream to parse and fold (3.2–4.5k → 6.8–8.0k requests/s on one core, see README).
  */
 export function upstreamStreams(provider: ProviderConfig, ir: IrRequest): boolean {
   if (ir.stream) return true;
