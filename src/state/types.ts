@@ -1,0 +1,115 @@
+// The shared-state contract: one interface, three backends (memory: one process; file: an embedded
+// store on local disk shared by the workers of one machine; redis: several instances). The Responses
+// store keeps documents here; per-key rate limits, concurrency and budgets keep counters here.
+// Every backend passes the same contract suite (test/unit/state/contract.ts).
+//
+// Time: backends read their own clock (Redis: the server's TIME, so instances on several machines
+// agree; memory/file: Date.now()), injectable in tests through each backend's options.
+
+export type StateBackendName = 'memory' | 'file' | 'redis';
+
+/** Raised (or rejected with) when the backend cannot be reached or fails; callers map it to 503. */
+export class StateUnavailableError extends Error {
+  constructor(
+    readonly op: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StateUnavailableError';
+  }
+}
+
+/** A namespace of documents (e.g. `responses`): bounded in bytes, oldest written evicted first. */
+export interface DocumentNamespace {
+  name: string;
+  maxBytes: number;
+}
+
+// ---- Admission: rate limits, concurrency, budgets --------------------------------------------------
+
+/**
+ * A sliding window over the last `windowMs`: the sum of the amounts recorded in it. Passes when
+ * `sum < limit && sum + cost <= limit`; on admission `cost` is recorded now (cost 0 records nothing:
+ * "is this window exhausted?", as for tokens that are charged after the answer).
+ */
+export interface WindowCheck {
+  kind: 'window';
+  key: string;
+  windowMs: number;
+  limit: number;
+  cost: number;
+}
+
+/** A counter for a fixed period (a budget): passes when `value < limit`. Never changed by admit. */
+export interface CounterCheck {
+  kind: 'counter';
+  key: string;
+  limit: number;
+}
+
+/** Concurrent leases: passes when live leases < limit; admission takes one that lives `leaseMs` at most. */
+export interface ConcurrencyCheck {
+  kind: 'concurrency';
+  key: string;
+  limit: number;
+  leaseMs: number;
+}
+
+export type AdmissionCheck = WindowCheck | CounterCheck | ConcurrencyCheck;
+
+/** What a check saw, for rate-limit headers and the usage view. */
+export interface CheckState {
+  /** Window sum, counter value, or live leases — before this admission's cost. */
+  used: number;
+  limit: number;
+  /** Milliseconds until capacity next grows (window: the oldest entry leaves; counter: 0 = unknown). */
+  resetMs: number;
+}
+
+export interface Lease {
+  key: string;
+  id: string;
+}
+
+export type AdmissionResult =
+  | { ok: true; states: CheckState[]; leases: Lease[] }
+  /** `failed`: index of the first check that refused; `retryAfterMs`: when it would pass (≥ 0). */
+  | { ok: false; states: CheckState[]; failed: number; retryAfterMs: number };
+
+export type Charge =
+  | { kind: 'window'; key: string; windowMs: number; amount: number }
+  /** Adds to a period counter that expires `ttlMs` from now unless it already exists. */
+  | { kind: 'counter'; key: string; amount: number; ttlMs: number };
+
+// ---- The store ------------------------------------------------------------------------------------
+
+export interface StateStore {
+  readonly backend: StateBackendName;
+
+  /** A stored document, or undefined when absent, expired, or owned by someone else. */
+  getDoc(ns: string, id: string, owner: string): Promise<Uint8Array | undefined>;
+  /** Stores (or replaces) a document for `ttlMs`; evicts the namespace's oldest beyond its byte bound. */
+  putDoc(ns: string, id: string, owner: string, value: Uint8Array, ttlMs: number): Promise<void>;
+  /** True when a document of this owner was deleted. */
+  deleteDoc(ns: string, id: string, owner: string): Promise<boolean>;
+
+  /** All checks pass and are charged together, or none is charged (atomic across processes). */
+  admit(checks: readonly AdmissionCheck[]): Promise<AdmissionResult>;
+  /** States of the checks without charging anything (the usage view). */
+  inspect(checks: readonly AdmissionCheck[]): Promise<CheckState[]>;
+  /** Records amounts without checking (tokens when an answer ends, spend). */
+  charge(charges: readonly Charge[]): Promise<void>;
+  /** Gives back concurrency leases taken by admit. */
+  release(leases: readonly Lease[]): Promise<void>;
+  /** Current values of period counters (spend); 0 for absent ones. */
+  readCounters(keys: readonly string[]): Promise<number[]>;
+
+  /** Small broadcast messages between every process sharing the store (circuit state). */
+  publish(channel: string, message: string): Promise<void>;
+  subscribe(channel: string, onMessage: (message: string) => void): () => void;
+
+  /** Health: resolves when the backend answers; rejects with StateUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
