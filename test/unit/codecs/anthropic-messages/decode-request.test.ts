@@ -6,7 +6,7 @@ import { encodeEnvelope } from '../../../../src/ir/reasoning-envelope.js';
 import type { IrRequest, ReasoningCarry, Warning } from '../../../../src/ir/types.js';
 
 const fixture = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`../../../fixtures/messages/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+  JSON.parse(readFileSync(new URL(`../../../fixtures/caller/anthropic-messages/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
 function decode(body: unknown): { ir: IrRequest; warnings: Warning[] } {
   const warnings: Warning[] = [];

@@ -17,7 +17,7 @@ import {
   type Step,
 } from './stream-support.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/messages/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/caller/anthropic-messages/${name}`, import.meta.url), 'utf8');
 
 const usage = (u: Partial<Usage>): Usage => ({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, ...u });
 const start = (u?: Partial<Usage>): IrEvent => ({ type: 'response-start', id: 'resp_upstream_1', model: 'gpt-5-upstream', usage: u && usage(u) });

@@ -5,7 +5,7 @@ import { GatewayError } from '../../../../src/errors.js';
 import type { IrRequest, Warning } from '../../../../src/ir/types.js';
 
 const fixture = (name: string): Record<string, any> =>
-  JSON.parse(readFileSync(new URL(`../../../fixtures/responses/${name}`, import.meta.url), 'utf8'));
+  JSON.parse(readFileSync(new URL(`../../../fixtures/caller/openai-responses/${name}`, import.meta.url), 'utf8'));
 
 function decode(body: unknown): { ir: IrRequest; warnings: Warning[] } {
   const warnings: Warning[] = [];

@@ -33,7 +33,7 @@ import {
   type Step,
 } from './stream-support.js';
 
-const fixtureUrl = (name: string) => new URL(`../../../fixtures/responses/${name}.sse`, import.meta.url);
+const fixtureUrl = (name: string) => new URL(`../../../fixtures/caller/openai-responses/${name}.sse`, import.meta.url);
 
 beforeAll(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
@@ -57,7 +57,7 @@ async function agree(s: Scenario, chunk = 64) {
 
 describe('responses stream encoder: saved scenarios, byte for byte', () => {
   for (const s of FIXTURE_SCENARIOS) {
-    it(`${s.name} matches test/fixtures/responses/${s.name}.sse`, () => {
+    it(`${s.name} matches test/fixtures/caller/openai-responses/${s.name}.sse`, () => {
       const { sse } = runStream(s.steps, s.ctx);
       // UPDATE_FIXTURES=1 rewrites them after an intended change (review the diff).
       if (process.env.UPDATE_FIXTURES === '1') writeFileSync(fixtureUrl(s.name), sse);

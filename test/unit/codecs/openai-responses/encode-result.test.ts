@@ -77,7 +77,7 @@ describe('encodeResult: the full response object (responses.md §8)', () => {
   });
 
   it('echoes the caller’s request as decoded (SDK request: instructions, sampling, metadata, json_schema)', () => {
-    const sdk = JSON.parse(readFileSync(new URL('../../../fixtures/responses/sdk-request.json', import.meta.url), 'utf8'));
+    const sdk = JSON.parse(readFileSync(new URL('../../../fixtures/caller/openai-responses/sdk-request.json', import.meta.url), 'utf8'));
     const request = responsesCodec.decodeRequest(sdk, []);
     const r = JSON.parse(
       responsesCodec.encodeResult(result([{ type: 'text', text: '{"name":"Tom"}' }]), { request, responseId: 'resp_s', createdAt: CREATED_AT, warnings: [] }),
@@ -96,7 +96,7 @@ describe('encodeResult: the full response object (responses.md §8)', () => {
   });
 
   it('echoes a Codex request: store false, prompt_cache_key, verbosity, reasoning, tools with all keys', () => {
-    const codex = JSON.parse(readFileSync(new URL('../../../fixtures/responses/codex-request.json', import.meta.url), 'utf8'));
+    const codex = JSON.parse(readFileSync(new URL('../../../fixtures/caller/openai-responses/codex-request.json', import.meta.url), 'utf8'));
     const request = responsesCodec.decodeRequest(codex, []);
     const r = JSON.parse(responsesCodec.encodeResult(result([{ type: 'text', text: 'ok' }]), { request, responseId: 'resp_c', createdAt: CREATED_AT, warnings: [] }));
     expect(r).toMatchObject({

@@ -1,5 +1,5 @@
 // IR event sequences for the Responses encoders, with the request context each one is answered in.
-// The deterministic ones are saved as SSE fixtures (test/fixtures/responses/<name>.sse).
+// The deterministic ones are saved as SSE fixtures (test/fixtures/caller/openai-responses/<name>.sse).
 import type { EncodeContext } from '../../../../src/codecs/types.js';
 import type { IrEvent, ReasoningCarry, ToolDefinition } from '../../../../src/ir/types.js';
 import { encodeContext, usage, type Step } from './stream-support.js';
@@ -178,7 +178,7 @@ export const refusal: Scenario = {
   ],
 };
 
-/** Saved byte for byte as test/fixtures/responses/<name>.sse. */
+/** Saved byte for byte as test/fixtures/caller/openai-responses/<name>.sse. */
 export const FIXTURE_SCENARIOS: Scenario[] = [
   textReply,
   reasoningToolText,

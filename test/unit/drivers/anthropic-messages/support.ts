@@ -8,7 +8,7 @@ import { SseParser } from '../../../../src/drivers/sse-parser.js';
 import type { DriverTarget } from '../../../../src/drivers/types.js';
 import type { IrEvent, IrRequest, Warning } from '../../../../src/ir/types.js';
 
-const FIXTURES = fileURLToPath(new URL('../../../fixtures/messages/upstream/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../../fixtures/upstream/anthropic-messages/', import.meta.url));
 
 export function fixture(name: string): Buffer {
   return readFileSync(FIXTURES + name);

@@ -8,7 +8,7 @@ import { SseParser } from '../../../../src/drivers/sse-parser.js';
 import type { DriverOptions, DriverTarget } from '../../../../src/drivers/types.js';
 import type { IrEvent, IrRequest } from '../../../../src/ir/types.js';
 
-const FIXTURES = fileURLToPath(new URL('../../../fixtures/chat/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../../fixtures/upstream/openai-chat/', import.meta.url));
 
 export function fixture(name: string): Buffer {
   return readFileSync(FIXTURES + name);

@@ -6,7 +6,7 @@ import { responsesDriver } from '../../../../src/drivers/openai-responses/index.
 import type { DriverTarget } from '../../../../src/drivers/types.js';
 import type { IrEvent, IrRequest } from '../../../../src/ir/types.js';
 
-const FIXTURES = new URL('../../../fixtures/responses/upstream/', import.meta.url);
+const FIXTURES = new URL('../../../fixtures/upstream/openai-responses/', import.meta.url);
 
 export function fixtureBytes(name: string): Buffer {
   return readFileSync(new URL(name, FIXTURES));
