@@ -132,7 +132,7 @@ describe('auth hook: before the body', () => {
   it('says a key is missing when none was sent', async () => {
     const res = await fetch(url + '/v1/messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(401);
-    expect((await res.json()).error.message).toMatch(/^missing API key/);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^missing API key/);
   });
 });
 
@@ -167,7 +167,7 @@ describe('auth hook: hot reload', () => {
   it('applies a reloaded key set to the next request, and an empty one opens the gateway', async () => {
     const who = async (key?: string) => {
       const res = await fetch(url + '/v1/test-whoami', { headers: key ? { 'x-api-key': key } : {} });
-      return res.status === 200 ? (await res.json()).name : res.status;
+      return res.status === 200 ? ((await res.json()) as { name: string }).name : res.status;
     };
     const CAROL = 'sk-sy-carol-1234567890abcd';
     gateway.reload(resolveConfig(rawConfig([{ name: 'carol', key: CAROL }]), 'test'));
