@@ -30,3 +30,8 @@ export function mayUse(caller: Caller, model: string): boolean {
   if (caller.admin) return false;
   return matches(caller.key.models, model) && (caller.teamPolicy === undefined || matches(caller.teamPolicy.models, model));
 }
+
+/** The aliases of a model list (`/v1/models`) this caller may use, in their order. */
+export function visibleModels<T extends string>(caller: Caller, aliases: readonly T[]): T[] {
+  return aliases.filter((a) => mayUse(caller, a));
+}

@@ -69,6 +69,27 @@ describe('key index', () => {
     }
   });
 
+  it('takes about the same time for a right, wrong, truncated or padded key (loose comparison of medians)', () => {
+    // Not a timing assertion (the machine is shared): a guard against a path that, say, returns
+    // early for a length mismatch, which would show as a large ratio, not a few percent.
+    const index = new KeyIndex(cfg.authKeys, cfg.auth);
+    const median = (key: string): number => {
+      const samples: number[] = [];
+      for (let i = 0; i < 3000; i++) {
+        const t = process.hrtime.bigint();
+        index.lookup(key);
+        samples.push(Number(process.hrtime.bigint() - t));
+      }
+      return samples.sort((a, b) => a - b)[1500]!;
+    };
+    const right = median('sk-bob-0123456789');
+    for (const other of ['sk-bob-012345678', 'sk-bob-0123456789x', 'zz-bob-0123456789', 'x']) {
+      const ratio = median(other) / right;
+      expect(ratio, other).toBeGreaterThan(0.25);
+      expect(ratio, other).toBeLessThan(4);
+    }
+  });
+
   it('is open without keys, and is built once per configuration', () => {
     const open = new KeyIndex([], { teams: new Map(), adminKeys: [] });
     expect(open.open).toBe(true);

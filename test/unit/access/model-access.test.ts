@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANONYMOUS_CALLER, adminCaller, type Caller } from '../../../src/access/caller.js';
-import { compileAllowList, mayUse } from '../../../src/access/model-access.js';
+import { compileAllowList, mayUse, visibleModels } from '../../../src/access/model-access.js';
 
 function caller(keyModels?: string[], teamModels?: string[] | null): Caller {
   return {
@@ -35,5 +35,12 @@ describe('model access', () => {
   it('lets the anonymous caller use every model and admin keys none', () => {
     expect(mayUse(ANONYMOUS_CALLER, 'claude-x')).toBe(true);
     expect(mayUse(adminCaller('ops'), 'claude-x')).toBe(false);
+  });
+});
+
+describe('model lists', () => {
+  it('lists only what the caller may use, in order', () => {
+    expect(visibleModels(caller(['claude-*', 'gpt-5'], ['claude-*']), ['gpt-5', 'claude-b', 'claude-a', 'o3'])).toEqual(['claude-b', 'claude-a']);
+    expect(visibleModels(ANONYMOUS_CALLER, ['x', 'y'])).toEqual(['x', 'y']);
   });
 });
