@@ -8,6 +8,7 @@ import type { InboundCodec } from './codecs/types.js';
 import type { GatewayConfig } from './config/types.js';
 import { HttpClient } from './drivers/http-client.js';
 import { GatewayError } from './errors.js';
+import { registerAuthHook } from './http/auth-hook.js';
 import type { AppContext } from './http/context.js';
 import { requestIdFor, sendError } from './http/reply-helpers.js';
 import { registerGenerationRoutes } from './http/routes/generation-routes.js';
@@ -75,6 +76,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   });
 
   let ready = false;
+  registerAuthHook(app, ctx, codecForPath);
   registerGenerationRoutes(app, ctx);
   registerTokenCountRoutes(app, ctx);
   registerModelRoutes(app, ctx);
@@ -133,7 +135,8 @@ function fastifyToGatewayError(error: FastifyError): GatewayError {
 }
 
 function collectSecrets(config: GatewayConfig): string[] {
-  const out = config.authKeys.map((k) => k.key);
+  const out: string[] = [];
+  for (const k of [...config.authKeys, ...config.auth.adminKeys]) if (k.key !== undefined) out.push(k.key);
   for (const p of config.providers.values()) out.push(...p.apiKeys);
   return out.filter((s) => s.length >= 4);
 }

@@ -5,16 +5,13 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { parse as parseYaml } from 'yaml';
 import type { DriverOptions } from '../drivers/types.js';
 import { defaultConfig } from './default-config.js';
+import { ConfigError } from './config-error.js';
 import { interpolate } from './interpolate.js';
+import { resolveAuth, resolvePrice } from './resolve-auth.js';
 import { ConfigSchema, type RawConfig, type RawOverrides, type RawProvider } from './schema.js';
 import type { GatewayConfig, ModelConfig, ProviderConfig, SamplingOverrides } from './types.js';
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 const checkConfig = TypeCompiler.Compile(ConfigSchema);
 
@@ -81,11 +78,13 @@ export function resolveConfig(raw: unknown, source: string): GatewayConfig {
         overrides: resolveOverrides(t.overrides ?? m.overrides),
       };
     });
-    (pattern ? wild : exact).push({ name, pattern, targets, strategy: m.strategy ?? 'fallback' });
+    const model: ModelConfig = { name, pattern, targets, strategy: m.strategy ?? 'fallback' };
+    if (m.price) model.price = resolvePrice(m.price);
+    (pattern ? wild : exact).push(model);
   }
 
   const server = cfg.server ?? {};
-  const authKeys = (cfg.auth?.keys ?? []).filter((k) => k.key !== '');
+  const { authKeys, auth } = resolveAuth(cfg.auth);
   return {
     server: {
       host: server.host ?? '127.0.0.1',
@@ -95,6 +94,7 @@ export function resolveConfig(raw: unknown, source: string): GatewayConfig {
       shutdownGraceMs: server.shutdown_grace_ms ?? 10_000,
     },
     authKeys,
+    auth,
     logLevel: cfg.log?.level ?? 'info',
     metrics: { enabled: cfg.metrics?.enabled ?? true, port: cfg.metrics?.port ?? 0 },
     responsesStore: { maxEntries: cfg.responses_store?.max_entries ?? 1000, ttlMs: cfg.responses_store?.ttl_ms ?? 3_600_000 },
@@ -160,6 +160,7 @@ function resolveProvider(name: string, p: RawProvider): ProviderConfig {
     driverOptions,
     streamUpstream: p.stream_upstream === true ? 'always' : p.stream_upstream === false ? 'never' : 'auto',
     connections: p.connections ?? 128,
+    prices: new Map(Object.entries(p.prices ?? {}).map(([model, price]) => [model, resolvePrice(price)])),
   };
 }
 

@@ -31,6 +31,74 @@ const Cooldown = Type.Object(
   { additionalProperties: false },
 );
 
+// ---- Access: keys, teams, limits, budgets, prices (issue 12) ----
+const Limits = Type.Object(
+  {
+    rpm: Type.Optional(Type.Integer({ minimum: 1 })),
+    tpm: Type.Optional(Type.Integer({ minimum: 1 })),
+    concurrency: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const Budget = Type.Object(
+  {
+    usd: Type.Number({ exclusiveMinimum: 0 }),
+    period: Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month'), Type.Literal('total')]),
+  },
+  { additionalProperties: false },
+);
+
+/** USD per million tokens; cache prices default to the input price. */
+const Price = Type.Object(
+  {
+    input: Type.Number({ minimum: 0 }),
+    output: Type.Number({ minimum: 0 }),
+    cache_read: Type.Optional(Type.Number({ minimum: 0 })),
+    cache_write: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+const AuthKey = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    key: Type.Optional(Type.String()),
+    /** Hex sha256 of the key: keeps the secret out of the file. */
+    key_sha256: Type.Optional(Type.String()),
+    team: Type.Optional(Type.String()),
+    /** Allow-list of aliases and glob patterns; absent = every model. */
+    models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    limits: Type.Optional(Limits),
+    budget: Type.Optional(Budget),
+  },
+  { additionalProperties: false },
+);
+
+const Team = Type.Object(
+  {
+    models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    limits: Type.Optional(Limits),
+    budget: Type.Optional(Budget),
+  },
+  { additionalProperties: false },
+);
+
+const AdminKey = Type.Object(
+  { name: Type.String({ minLength: 1 }), key: Type.Optional(Type.String()), key_sha256: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+
+const Auth = Type.Object(
+  {
+    keys: Type.Optional(Type.Array(AuthKey)),
+    teams: Type.Optional(Type.Record(Type.String(), Team)),
+    admin_keys: Type.Optional(Type.Array(AdminKey)),
+  },
+  { additionalProperties: false },
+);
+// ---- end access ----
+
 export const ProviderSchema = Type.Object(
   {
     protocol: Type.Union([Type.Literal('messages'), Type.Literal('responses'), Type.Literal('chat'), Type.Literal('demo')]),
@@ -54,6 +122,8 @@ export const ProviderSchema = Type.Object(
     stream_upstream: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('auto')])),
     /** undici Pool connections per origin. */
     connections: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** Prices per upstream model name, overriding the shipped table (access/price-table.ts). */
+    prices: Type.Optional(Type.Record(Type.String(), Price)),
   },
   { additionalProperties: false },
 );
@@ -91,6 +161,8 @@ export const ModelSchema = Type.Object(
     overrides: Type.Optional(Overrides),
     targets: Type.Optional(Type.Array(Target, { minItems: 1 })),
     strategy: Type.Optional(Type.Union([Type.Literal('fallback'), Type.Literal('weighted'), Type.Literal('least-inflight')])),
+    /** The price of every answer under this alias, whatever upstream served it. */
+    price: Type.Optional(Price),
   },
   { additionalProperties: false },
 );
@@ -110,12 +182,7 @@ export const ConfigSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    auth: Type.Optional(
-      Type.Object(
-        { keys: Type.Optional(Type.Array(Type.Object({ name: Type.String(), key: Type.String() }, { additionalProperties: false }))) },
-        { additionalProperties: false },
-      ),
-    ),
+    auth: Type.Optional(Auth),
     log: Type.Optional(Type.Object({ level: Type.Optional(Type.String()) }, { additionalProperties: false })),
     metrics: Type.Optional(
       Type.Object(
@@ -143,3 +210,7 @@ export type RawConfig = Static<typeof ConfigSchema>;
 export type RawProvider = Static<typeof ProviderSchema>;
 export type RawModel = Static<typeof ModelSchema>;
 export type RawOverrides = Static<typeof Overrides>;
+export type RawAuth = Static<typeof Auth>;
+export type RawLimits = Static<typeof Limits>;
+export type RawBudget = Static<typeof Budget>;
+export type RawPrice = Static<typeof Price>;

@@ -43,6 +43,8 @@ export interface ProviderConfig {
   /** Translation lane, non-streamed callers: see `upstreamStreams` in translation-lane.ts. */
   streamUpstream: 'always' | 'never' | 'auto';
   connections: number;
+  /** `providers.<name>.prices`, by upstream model name. */
+  prices: Map<string, ModelPrice>;
 }
 
 export interface SamplingOverrides {
@@ -70,11 +72,73 @@ export interface ModelConfig {
   pattern: RegExp | undefined;
   targets: TargetConfig[];
   strategy: Strategy;
+  /** `models.<alias>.price`: wins over provider and shipped prices. */
+  price?: ModelPrice;
 }
+
+// ---- Access: keys, teams, limits, budgets, prices (issue 12) ----
+
+/** USD per million tokens. Reasoning is billed as output. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface RateLimits {
+  rpm?: number;
+  tpm?: number;
+  concurrency?: number;
+}
+
+export type BudgetPeriod = 'day' | 'week' | 'month' | 'total';
+
+export interface Budget {
+  usd: number;
+  period: BudgetPeriod;
+}
+
+/**
+ * A caller key. `{name, key}` alone is the historical form and stays valid. Exactly one of `key` or
+ * `keySha256` (lowercase hex) identifies it; the key index (access/key-index.ts) hashes `key`.
+ */
+export interface KeyConfig {
+  name: string;
+  key?: string;
+  keySha256?: string;
+  team?: string;
+  /** Alias/glob allow-list; undefined = every model. */
+  models?: string[];
+  limits?: RateLimits;
+  budget?: Budget;
+}
+
+export interface TeamConfig {
+  name: string;
+  models?: string[];
+  limits?: RateLimits;
+  budget?: Budget;
+}
+
+export interface AdminKeyConfig {
+  name: string;
+  key?: string;
+  keySha256?: string;
+}
+
+export interface AuthConfig {
+  teams: Map<string, TeamConfig>;
+  adminKeys: AdminKeyConfig[];
+}
+// ---- end access ----
 
 export interface GatewayConfig {
   server: { host: string; port: number; bodyLimitBytes: number; heartbeatMs: number; shutdownGraceMs: number };
-  authKeys: { name: string; key: string }[];
+  /** `auth.keys`: who may call (empty and no admin keys = open access). */
+  authKeys: KeyConfig[];
+  /** `auth.teams` and `auth.admin_keys`. */
+  auth: AuthConfig;
   logLevel: string;
   metrics: { enabled: boolean; port: number };
   responsesStore: { maxEntries: number; ttlMs: number };

@@ -1,7 +1,10 @@
 // Gateway authentication: `x-api-key` or `Authorization: Bearer` on both front doors (x-api-key wins
-// when both are present). No configured keys = open access (main warns at start-up).
-import { timingSafeEqual } from 'node:crypto';
+// when both are present). No configured keys = open access (main warns at start-up). The comparison
+// itself lives in access/key-index.ts (constant time with respect to the key's content).
 import type { IncomingHttpHeaders } from 'node:http';
+import { ANONYMOUS_CALLER, type Caller } from '../access/caller.js';
+import { keyIndexFor } from '../access/key-index.js';
+import type { GatewayConfig, KeyConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 
 export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
@@ -12,17 +15,27 @@ export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
   return undefined;
 }
 
-/** Returns the matching key's name (or undefined for open access); throws authentication errors. */
-export function authenticate(keys: readonly { name: string; key: string }[], headers: IncomingHttpHeaders): string | undefined {
-  if (keys.length === 0) return undefined;
+/**
+ * The caller behind the request's key: the anonymous caller when the gateway has no keys (admin keys
+ * are still recognised then), else the key's caller; throws an authentication error otherwise.
+ */
+export function identify(config: { authKeys: readonly KeyConfig[]; auth: GatewayConfig['auth'] | undefined }, headers: IncomingHttpHeaders): Caller {
+  const index = keyIndexFor(config.authKeys, config.auth);
   const given = presentedKey(headers);
+  const caller = index.lookup(given);
+  if (caller !== undefined) return caller;
+  if (index.open) return ANONYMOUS_CALLER;
   if (given === undefined) {
     throw new GatewayError('authentication', 'missing API key: send it in the x-api-key header or as Authorization: Bearer <key>');
   }
-  const g = Buffer.from(given);
-  for (const k of keys) {
-    const want = Buffer.from(k.key);
-    if (want.length === g.length && timingSafeEqual(want, g)) return k.name;
-  }
   throw new GatewayError('authentication', 'invalid API key', { code: 'invalid_api_key' });
+}
+
+/**
+ * Kept for the call sites that predate the auth hook (they will read `request.caller` instead):
+ * the matching key's name, or undefined for open access; throws authentication errors.
+ */
+export function authenticate(keys: readonly KeyConfig[], headers: IncomingHttpHeaders): string | undefined {
+  if (keys.length === 0) return undefined;
+  return identify({ authKeys: keys, auth: undefined }, headers).name;
 }

@@ -1,0 +1,267 @@
+// What the request path calls around each model request, over the shared state layer:
+//   const a = await access.admit(caller, alias, door);   // before routing; refuses or lets in
+//   ... answer ...                                       // a.headers go on the answer
+//   await access.settle(caller, alias, upstream, usage, a.leases);   // after the last byte
+// and what the usage endpoints show: usageView(caller) for the calling key, adminView() for admins.
+// Backend failures (StateUnavailableError) propagate: the caller decides how a missing store answers.
+import type { GatewayConfig } from '../config/types.js';
+import { GatewayError } from '../errors.js';
+import type { Usage } from '../ir/types.js';
+import type { CheckState, Lease, StateStore } from '../state/types.js';
+import {
+  MICROS,
+  addScope,
+  admissionPlan,
+  settlementCharges,
+  spendKey,
+  spendPeriod,
+  type AdmissionPlan,
+  type CheckMeta,
+  type Scope,
+} from './admission-plan.js';
+import { periodWindow } from './budget-period.js';
+import type { Caller } from './caller.js';
+import { keyIndexFor } from './key-index.js';
+import { mayUse } from './model-access.js';
+import { costMicros, priceFor } from './price-table.js';
+import { rateLimitHeaders, rfc3339, type Door } from './rate-limit-headers.js';
+import { refusalError } from './refusal.js';
+
+export type AccessConfig = Pick<GatewayConfig, 'authKeys' | 'auth' | 'models' | 'providers'>;
+
+export interface AccessServiceOptions {
+  /** The live configuration, read on every call so a reload applies to the next request. */
+  config: () => AccessConfig;
+  now?: () => number;
+  /** Longest a concurrency lease lives if settle never comes (a crashed worker). Default 30 min. */
+  leaseMs?: number;
+}
+
+export type Admission =
+  | { ok: true; headers: Record<string, string>; leases: Lease[] }
+  | { ok: false; error: GatewayError; headers: Record<string, string> };
+
+export interface Settled {
+  costMicros: number;
+  /** False when no price is known for the upstream model (cost counted as 0). */
+  priced: boolean;
+}
+
+export interface LimitView {
+  scope: Scope;
+  owner: string;
+  limit: 'rpm' | 'tpm' | 'concurrency';
+  max: number;
+  used: number;
+  remaining: number;
+  resets_at: string | null;
+}
+
+export interface SpendView {
+  scope: Scope;
+  owner: string;
+  period: string;
+  usd: number;
+  budget_usd: number | null;
+  remaining_usd: number | null;
+  resets_at: string | null;
+}
+
+export interface UsageView {
+  key: string;
+  team: string | null;
+  limits: LimitView[];
+  spend: SpendView[];
+}
+
+export interface AdminView {
+  keys: UsageView[];
+  teams: { team: string; limits: LimitView[]; spend: SpendView }[];
+  models: { model: string; period: string; usd: number }[];
+}
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_LEASES: Lease[] = Object.freeze([]) as unknown as Lease[];
+const DEFAULT_LEASE_MS = 30 * 60_000;
+
+export class AccessService {
+  private readonly config: () => AccessConfig;
+  private readonly now: () => number;
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly store: StateStore,
+    options: AccessServiceOptions,
+  ) {
+    this.config = options.config;
+    this.now = options.now ?? Date.now;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** Model access, then limits and budgets in one atomic admission. A caller without limits costs no state call. */
+  async admit(caller: Caller, modelAlias: string, door: Door): Promise<Admission> {
+    if (caller.admin) {
+      return { ok: false, error: new GatewayError('permission', 'admin keys manage the gateway and cannot call models; use a key from auth.keys'), headers: NO_HEADERS };
+    }
+    if (!mayUse(caller, modelAlias)) {
+      // As the vendors answer a model you may not use: not found, naming the model.
+      const error = new GatewayError('not_found', `model "${modelAlias}" is not available to this API key`, { param: 'model', code: 'model_not_found' });
+      return { ok: false, error, headers: NO_HEADERS };
+    }
+    const now = this.now();
+    const plan = admissionPlan(caller, now, this.leaseMs);
+    if (plan.checks.length === 0) return { ok: true, headers: NO_HEADERS, leases: NO_LEASES };
+    const result = await this.store.admit(plan.checks);
+    const headers = rateLimitHeaders(door, plan.meta, result.states, now, result.ok);
+    if (result.ok) return { ok: true, headers, leases: result.leases };
+    const error = refusalError(plan.meta[result.failed]!, result.states[result.failed], result.retryAfterMs);
+    return { ok: false, error, headers };
+  }
+
+  /**
+   * After the answer (or its failure: usage undefined): tokens into the tpm windows, cost into the
+   * key's, team's and model's spend, and the concurrency leases back. Leases are released even when
+   * charging fails.
+   */
+  async settle(
+    caller: Caller,
+    modelAlias: string,
+    upstream: { provider: string; model: string } | undefined,
+    usage: Usage | undefined,
+    leases: readonly Lease[],
+  ): Promise<Settled> {
+    let settled: Settled = { costMicros: 0, priced: false };
+    try {
+      if (usage !== undefined && upstream !== undefined) {
+        const config = this.config();
+        const model = config.models.find((m) => m.name === modelAlias);
+        const price = priceFor(model, config.providers.get(upstream.provider), upstream.model);
+        settled = { costMicros: price === undefined ? 0 : costMicros(usage, price), priced: price !== undefined };
+        const charges = settlementCharges(caller, { tokens: usage.inputTokens + usage.outputTokens, costMicros: settled.costMicros, modelAlias }, this.now());
+        if (charges.length > 0) await this.store.charge(charges);
+      }
+    } finally {
+      if (leases.length > 0) await this.store.release(leases);
+    }
+    return settled;
+  }
+
+  /** The calling key's limits (what is left in the current windows) and spend. */
+  async usageView(caller: Caller): Promise<UsageView> {
+    const now = this.now();
+    const plan = admissionPlan(caller, now, this.leaseMs);
+    const spends = spendsOf(caller, now);
+    const [states, counters] = await Promise.all([
+      plan.checks.length > 0 ? this.store.inspect(plan.checks) : Promise.resolve([]),
+      this.store.readCounters(spends.map((s) => s.key)),
+    ]);
+    return viewOf(caller, plan, states, spends, counters, now);
+  }
+
+  /** Every key and team, and this month's spend per model alias (for `auth.admin_keys` callers only). */
+  async adminView(): Promise<AdminView> {
+    const config = this.config();
+    const now = this.now();
+    const callers = keyIndexFor(config.authKeys, config.auth).callers();
+    const plans = callers.map((c) => admissionPlan(c, now, this.leaseMs));
+    const spends = callers.map((c) => spendsOf(c, now));
+    const teams = [...config.auth.teams.values()];
+    const teamPlans = teams.map((t) => {
+      const plan: AdmissionPlan = { checks: [], meta: [] };
+      addScope(plan, 'team', t.name, t.limits, t.budget, now, this.leaseMs);
+      return plan;
+    });
+    const teamSpends = teams.map((t) => spendEntry('team', t.name, t.budget?.usd, spendPeriod(t.budget), now));
+    const month = periodWindow('month', now);
+    const modelKeys = config.models.map((m) => spendKey('model', m.name, 'month', now));
+
+    const allChecks = [...plans, ...teamPlans].flatMap((p) => p.checks);
+    const allCounters = [...spends.flat().map((s) => s.key), ...teamSpends.map((s) => s.key), ...modelKeys];
+    const [states, counters] = await Promise.all([
+      allChecks.length > 0 ? this.store.inspect(allChecks) : Promise.resolve([]),
+      allCounters.length > 0 ? this.store.readCounters(allCounters) : Promise.resolve([]),
+    ]);
+
+    let si = 0;
+    let ci = 0;
+    const keys = callers.map((c, i) => {
+      const plan = plans[i]!;
+      const own = spends[i]!;
+      const view = viewOf(c, plan, states.slice(si, si + plan.checks.length), own, counters.slice(ci, ci + own.length), now);
+      si += plan.checks.length;
+      ci += own.length;
+      return view;
+    });
+    const teamViews = teams.map((t, i) => {
+      const plan = teamPlans[i]!;
+      const limits = limitViews(plan, states.slice(si, si + plan.checks.length), now);
+      si += plan.checks.length;
+      const spend = spendView(teamSpends[i]!, counters[ci++] ?? 0);
+      return { team: t.name, limits, spend };
+    });
+    const models = config.models.map((m) => ({ model: m.name, period: month.suffix, usd: (counters[ci++] ?? 0) / MICROS }));
+    return { keys, teams: teamViews, models };
+  }
+}
+
+interface SpendEntry {
+  scope: Scope;
+  owner: string;
+  key: string;
+  period: string;
+  budgetUsd: number | undefined;
+  resetMs: number | undefined;
+}
+
+function spendEntry(scope: Scope, owner: string, budgetUsd: number | undefined, period: ReturnType<typeof spendPeriod>, now: number): SpendEntry {
+  const window = periodWindow(period, now);
+  return { scope, owner, key: spendKey(scope, owner, period, now), period: window.suffix, budgetUsd, resetMs: window.resetMs };
+}
+
+function spendsOf(caller: Caller, now: number): SpendEntry[] {
+  const out = [spendEntry('key', caller.name, caller.key.budget?.usd, spendPeriod(caller.key.budget), now)];
+  if (caller.team !== undefined && caller.teamPolicy !== undefined) {
+    out.push(spendEntry('team', caller.team, caller.teamPolicy.budget?.usd, spendPeriod(caller.teamPolicy.budget), now));
+  }
+  return out;
+}
+
+function spendView(s: SpendEntry, micros: number): SpendView {
+  const usd = micros / MICROS;
+  return {
+    scope: s.scope,
+    owner: s.owner,
+    period: s.period,
+    usd,
+    budget_usd: s.budgetUsd ?? null,
+    remaining_usd: s.budgetUsd === undefined ? null : Math.max(0, s.budgetUsd - usd),
+    resets_at: s.resetMs === undefined ? null : rfc3339(s.resetMs),
+  };
+}
+
+function limitViews(plan: AdmissionPlan, states: readonly CheckState[], now: number): LimitView[] {
+  const out: LimitView[] = [];
+  plan.meta.forEach((m: CheckMeta, i) => {
+    const s = states[i];
+    if (s === undefined || m.limit === 'budget') return;
+    out.push({
+      scope: m.scope,
+      owner: m.owner,
+      limit: m.limit,
+      max: s.limit,
+      used: s.used,
+      remaining: Math.max(0, s.limit - s.used),
+      resets_at: s.resetMs > 0 ? rfc3339(now + s.resetMs) : null,
+    });
+  });
+  return out;
+}
+
+function viewOf(caller: Caller, plan: AdmissionPlan, states: readonly CheckState[], spends: SpendEntry[], counters: readonly number[], now: number): UsageView {
+  return {
+    key: caller.name,
+    team: caller.team ?? null,
+    limits: limitViews(plan, states, now),
+    spend: spends.map((s, i) => spendView(s, counters[i] ?? 0)),
+  };
+}

@@ -1,0 +1,37 @@
+// Model allow-lists: exact aliases and glob patterns (`claude-*`), compiled once per config. A caller
+// may use a model when both its key's list and its team's list (each: absent = all) admit it.
+import { globToRegExp } from '../config/load-config.js';
+import type { Caller } from './caller.js';
+
+export interface ModelMatcher {
+  exact: ReadonlySet<string>;
+  patterns: readonly RegExp[];
+}
+
+export function compileAllowList(patterns: readonly string[]): ModelMatcher {
+  const exact = new Set<string>();
+  const globs: RegExp[] = [];
+  for (const p of patterns) {
+    if (/[*?[]/.test(p)) globs.push(globToRegExp(p));
+    else exact.add(p);
+  }
+  return { exact, patterns: globs };
+}
+
+export function matches(matcher: ModelMatcher | undefined, model: string): boolean {
+  if (matcher === undefined) return true;
+  if (matcher.exact.has(model)) return true;
+  for (const re of matcher.patterns) if (re.test(model)) return true;
+  return false;
+}
+
+/** Whether the caller may call `model` (the alias as the caller wrote it). Admin keys call nothing. */
+export function mayUse(caller: Caller, model: string): boolean {
+  if (caller.admin) return false;
+  return matches(caller.key.models, model) && (caller.teamPolicy === undefined || matches(caller.teamPolicy.models, model));
+}
+
+/** The aliases of a model list (`/v1/models`) this caller may use, in their order. */
+export function visibleModels<T extends string>(caller: Caller, aliases: readonly T[]): T[] {
+  return aliases.filter((a) => mayUse(caller, a));
+}

@@ -1,0 +1,42 @@
+// Authentication before anything reads the body: an onRequest hook identifies the caller from its
+// key and answers 401 in the door's envelope — whatever the body is, even one the JSON parser would
+// refuse — or stores the caller on the request for the routes (`request.caller`).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Caller } from '../access/caller.js';
+import type { InboundCodec } from '../codecs/types.js';
+import { toGatewayError } from '../errors.js';
+import { identify } from './auth.js';
+import type { AppContext } from './context.js';
+import { requestIdFor, sendError } from './reply-helpers.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the auth hook on every authenticated route; null on the exempt ops routes. */
+    caller: Caller | null;
+  }
+}
+
+/** Probes and scrapes need no key (routes of ops-routes.ts). */
+const EXEMPT_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/']);
+
+export function registerAuthHook(app: FastifyInstance, ctx: AppContext, codecFor: (request: FastifyRequest) => InboundCodec): void {
+  app.decorateRequest('caller', null);
+  app.addHook('onRequest', (request, reply, done) => {
+    const route = request.routeOptions.url;
+    if (route !== undefined && EXEMPT_ROUTES.has(route)) {
+      done();
+      return;
+    }
+    let caller: Caller;
+    try {
+      // ctx.config is read per request: a reload's new keys apply to the next request.
+      caller = identify(ctx.config, request.headers);
+    } catch (err) {
+      // Replying without done(): fastify skips body parsing and the handler.
+      sendError(reply, codecFor(request), toGatewayError(err), requestIdFor(request));
+      return;
+    }
+    request.caller = caller;
+    done();
+  });
+}
