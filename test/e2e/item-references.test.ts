@@ -51,7 +51,7 @@ function lastBody(): Record<string, any> { // eslint-disable-line @typescript-es
 
 async function create(client: OpenAI, params: OpenAI.Responses.ResponseCreateParamsNonStreaming, stream: boolean): Promise<OpenAI.Responses.Response> {
   if (!stream) return client.responses.create(params);
-  return client.responses.stream(params).finalResponse();
+  return client.responses.stream({ ...params, stream: undefined }).finalResponse();
 }
 
 async function refusal(p: Promise<unknown>): Promise<InstanceType<typeof OpenAI.BadRequestError>> {
