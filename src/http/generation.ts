@@ -9,7 +9,7 @@ import { RequestRecord } from '../observability/request-record.js';
 import type { RoutePlan, RouteTarget } from '../router/model-table.js';
 import type { DeploymentHealth } from '../router/deployment-health.js';
 import { preferReasoningFamily } from '../router/reasoning-affinity.js';
-import { ANONYMOUS_OWNER, expandItemReferences } from '../responses-store/expand-item-references.js';
+import { ANONYMOUS_OWNER, assertResolvedFor, expandItemReferences } from '../responses-store/expand-item-references.js';
 import { authenticate } from './auth.js';
 import { newId } from './ids.js';
 import type { AppContext } from './context.js';
@@ -238,6 +238,7 @@ function onCommit(gen: Generation, fn: () => void): void {
 
 function runLane(gen: Generation, target: RouteTarget): Promise<void> {
   const protocol = target.provider.protocol;
+  if (protocol !== 'responses') assertResolvedFor(gen.codec.protocol, gen.body, target.provider.name);
   if (protocol === 'demo') {
     gen.rec.lane = 'local';
     return runDemoLane(gen, target);

@@ -1,7 +1,7 @@
 // `item_reference` inputs on the Responses door, with the official OpenAI SDK: references to the
-// caller's own earlier output items are resolved from the gateway's store on every translated route,
-// forwarded as they are when only OpenAI Responses deployments serve the model, refused with a 400
-// naming input[i] otherwise — and never resolved across gateway keys.
+// caller's own earlier output items are resolved from the gateway's store on every route; the ones it
+// does not hold are forwarded to OpenAI Responses deployments and refused with a 400 naming input[i]
+// anywhere else — and nothing is ever resolved across gateway keys.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODELS, startHarness, type Harness, type UpstreamProtocol } from '../support/gateway-harness.js';
@@ -131,9 +131,17 @@ describe('plans with OpenAI Responses deployments', () => {
     expect(lastBody().input).toEqual([{ role: 'user', content: 'x' }, { type: 'item_reference', id: 'rs_openai_own' }]);
   });
 
-  it('OpenAI then Anthropic: unknown ids are refused up front; known ones reach whichever target serves', async () => {
-    const unknown = await refusal(alice.responses.create({ model: 'openai-then-claude', input: [{ type: 'item_reference', id: 'rs_openai_own' }] }));
-    expect(unknown.error).toMatchObject({ param: 'input[0]' });
+  it('OpenAI then Anthropic: references reach OpenAI; on a fallback, unknown ones are a 400, known ones are sent as items', async () => {
+    const own = { type: 'item_reference' as const, id: 'rs_openai_own' };
+    await alice.responses.create({ model: 'openai-then-claude', input: [{ role: 'user', content: 'x' }, own] });
+    expect(lastBody().input[1]).toEqual(own);
+    h.upstream.enqueue({ kind: 'http-error', status: 503, message: 'overloaded' });
+    const before = h.upstream.received.length;
+    const fell = await refusal(alice.responses.create({ model: 'openai-then-claude', input: [{ role: 'user', content: 'x' }, own] }));
+    expect(fell.error).toMatchObject({ type: 'invalid_request_error', param: 'input[1]' });
+    expect(fell.message).toContain('up-messages');
+    // OpenAI was tried and failed; Anthropic never got a request it could not be given.
+    expect(h.upstream.received.slice(before).map((r) => r.protocol)).toEqual(['responses']);
 
     const earlier = await alice.responses.create({ model: MODELS.messages.alias, input: 'first question' });
     const ref = { type: 'item_reference' as const, id: earlier.output[0]!.id! };

@@ -144,8 +144,8 @@ export function decodeInput(input: string | readonly InputItemBody[], system: Te
         break;
       case 'item_reference':
         // References are replaced by the stored items before decoding (expand-item-references); one
-        // still here was left for a pass-through-only plan, whose upstream resolves it from its own
-        // store and never sees these turns.
+        // still here was kept for an OpenAI Responses deployment, which resolves it from its own store
+        // on the pass-through lane; attempts on other protocols are refused before they start.
         break;
       default: {
         const type = (item as { type: string }).type;

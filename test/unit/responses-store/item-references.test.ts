@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors.js';
-import { expandItemReferences } from '../../../src/responses-store/expand-item-references.js';
+import { assertResolvedFor, expandItemReferences } from '../../../src/responses-store/expand-item-references.js';
 import { isItemReference, resolveItemReferences } from '../../../src/responses-store/resolve-item-references.js';
 import { ResponseStore } from '../../../src/responses-store/response-store.js';
 import type { RoutePlan } from '../../../src/router/model-table.js';
@@ -85,12 +85,30 @@ describe('expandItemReferences', () => {
     expect(await expandItemReferences('messages', refs, () => plan('messages'), store, 'alice')).toBe(refs);
   });
 
-  it('a translated plan needs every item; a Responses-only plan forwards the unknown ones', async () => {
+  it('a plan without a Responses deployment needs every item; one with any keeps the unknown ones for it', async () => {
     const body = { model: 'm', input: [{ type: 'item_reference', id: 'msg_a_0' }, { type: 'item_reference', id: 'msg_vendor' }] };
-    await expect(expandItemReferences('responses', body, () => plan('responses', 'chat'), store, 'alice')).rejects.toMatchObject({ param: 'input[1]' });
-    const out = await expandItemReferences('responses', body, () => plan('responses'), store, 'alice');
-    expect(out.input).toEqual([msg, body.input[1]]);
+    await expect(expandItemReferences('responses', body, () => plan('messages', 'chat'), store, 'alice')).rejects.toMatchObject({ param: 'input[1]' });
+    for (const p of [plan('responses'), plan('responses', 'messages')]) {
+      const out = await expandItemReferences('responses', body, () => p, store, 'alice');
+      expect(out.input).toEqual([msg, body.input[1]]);
+    }
     // Another key does not see alice's item.
     await expect(expandItemReferences('responses', body, () => plan('messages'), store, 'bob')).rejects.toMatchObject({ param: 'input[0]' });
+  });
+
+  it('assertResolvedFor: a kept reference stops an attempt on another protocol, naming it and the provider', () => {
+    const kept = { model: 'm', input: [{ role: 'user', content: 'a' }, msg, { type: 'item_reference', id: 'rs_vendor' }] };
+    let err: GatewayError | undefined;
+    try {
+      assertResolvedFor('responses', kept, 'anthropic-main');
+    } catch (e) {
+      err = e as GatewayError;
+    }
+    expect(err).toBeInstanceOf(GatewayError);
+    expect(err!.param).toBe('input[2]');
+    expect(err!.message).toContain("'rs_vendor'");
+    expect(err!.message).toContain('anthropic-main');
+    expect(() => assertResolvedFor('responses', { model: 'm', input: [msg] }, 'x')).not.toThrow();
+    expect(() => assertResolvedFor('messages', kept, 'x')).not.toThrow();
   });
 });
