@@ -8,6 +8,7 @@ import type { IrEvent, IrResult } from '../ir/types.js';
 import type { RouteTarget } from '../router/model-table.js';
 import type { Generation } from './generation.js';
 import { SseReply } from './sse-reply.js';
+import { outputItemsOf } from '../responses-store/output-items-of.js';
 
 /** A producer of IR events (an upstream stream being decoded, or the in-process demo). */
 export interface EventSource {
@@ -160,15 +161,20 @@ export class EventDelivery {
     gen.committed = true;
     gen.rec.status = 200;
     gen.reply.code(200).headers(gen.baseHeaders(this.target)).type('application/json').send(body);
-    this.remember();
+    this.remember(body);
     this.settle();
   }
 
-  /** Keep the finished conversation for a later `previous_response_id`. */
-  private remember(): void {
+  /**
+   * Keep the finished conversation for a later `previous_response_id`, and its output items, as the
+   * caller got them (the stream's terminal event renders what encodeResult does), for `item_reference`.
+   */
+  private remember(sentBody?: string): void {
     if (!this.keepForStore || !this.folder || this.folder.error || !this.folder.finish) return;
     const result = this.folder.result();
-    this.gen.ctx.store.put(this.gen.responseId, [...this.gen.ir.turns, { role: 'assistant', parts: result.content }]);
+    const gen = this.gen;
+    const items = outputItemsOf(sentBody ?? gen.codec.encodeResult(result, this.encodeCtx));
+    gen.ctx.store.put(gen.responseId, [...gen.ir.turns, { role: 'assistant', parts: result.content }], undefined, { owner: gen.owner, items });
   }
 
   private fail(err: GatewayError): void {

@@ -9,6 +9,7 @@ import { RequestRecord } from '../observability/request-record.js';
 import type { RoutePlan, RouteTarget } from '../router/model-table.js';
 import type { DeploymentHealth } from '../router/deployment-health.js';
 import { preferReasoningFamily } from '../router/reasoning-affinity.js';
+import { ANONYMOUS_OWNER, assertResolvedFor, expandItemReferences } from '../responses-store/expand-item-references.js';
 import { authenticate } from './auth.js';
 import { newId } from './ids.js';
 import type { AppContext } from './context.js';
@@ -23,6 +24,8 @@ export interface Generation {
   ir: IrRequest;
   /** The caller's parsed body, forwarded (model replaced) on the pass-through lane. */
   body: Record<string, unknown>;
+  /** The gateway key name that made the request (ANONYMOUS_OWNER when the gateway is open). */
+  owner: string;
   rec: RequestRecord;
   request: FastifyRequest;
   reply: FastifyReply;
@@ -62,9 +65,9 @@ export async function handleGeneration(
     }
   });
   try {
-    authenticate(ctx.config.authKeys, request.headers);
+    const owner = authenticate(ctx.config.authKeys, request.headers) ?? ANONYMOUS_OWNER;
     const warnings: Warning[] = [];
-    const body = request.body as Record<string, unknown>;
+    const body = await expandItemReferences(codec.protocol, request.body as Record<string, unknown>, (m) => ctx.table.resolve(m), ctx.store, owner);
     let ir = codec.decodeRequest(body, warnings);
     rec.tDecoded = performance.now();
     rec.requestedModel = ir.model;
@@ -85,6 +88,7 @@ export async function handleGeneration(
       codec,
       ir,
       body,
+      owner,
       rec,
       request,
       reply,
@@ -234,6 +238,7 @@ function onCommit(gen: Generation, fn: () => void): void {
 
 function runLane(gen: Generation, target: RouteTarget): Promise<void> {
   const protocol = target.provider.protocol;
+  if (protocol !== 'responses') assertResolvedFor(gen.codec.protocol, gen.body, target.provider.name);
   if (protocol === 'demo') {
     gen.rec.lane = 'local';
     return runDemoLane(gen, target);

@@ -1,8 +1,7 @@
 // Responses `input` items → IR system text and turns (mapping.md §1, §2). system/developer messages
 // are hoisted into `system` in order; user messages and tool outputs fold into user turns (tool
 // results first), assistant messages, calls and reasoning into assistant turns; a role change starts
-// a new turn. Item ids and statuses are accepted and ignored.
-import { GatewayError } from '../../errors.js';
+// a new turn. Item ids and statuses are accepted and ignored; item references were resolved before.
 import type {
   AssistantPart,
   ReasoningCarry,
@@ -127,9 +126,8 @@ export function decodeInput(input: string | readonly InputItemBody[], system: Te
             warnings.push({ field: 'input.phase', message: 'assistant message phase is not translated; dropped' });
           }
           message(item, param, b, system, warnings);
-        } else {
-          throw itemReference(item, param);
         }
+        // else a bare `{id}` reference: see the item_reference case.
         break;
       case 'function_call':
         b.assistantPart(toolCall(item.call_id, item.name, item.arguments, 'function', item.id, item.namespace));
@@ -145,7 +143,10 @@ export function decodeInput(input: string | readonly InputItemBody[], system: Te
         b.assistantPart(reasoning(item, warnings));
         break;
       case 'item_reference':
-        throw itemReference(item as ItemReferenceBody, param);
+        // References are replaced by the stored items before decoding (expand-item-references); one
+        // still here was kept for an OpenAI Responses deployment, which resolves it from its own store
+        // on the pass-through lane; attempts on other protocols are refused before they start.
+        break;
       default: {
         const type = (item as { type: string }).type;
         warnings.push({
@@ -239,7 +240,7 @@ function toolResult(item: ToolOutputItemBody, param: string, warnings: Warning[]
  * `encrypted_content` is OpenAI's; without one the item still carries its id and summary.
  */
 function reasoning(item: ReasoningItemBody, warnings: Warning[]): ReasoningPart {
-  const summary = item.summary;
+  const summary = item.summary ?? [];
   let text = '';
   for (let i = 0; i < summary.length; i++) text = i === 0 ? summary[i]!.text : text + '\n\n' + summary[i]!.text;
   if (text === '' && item.content) for (const c of item.content) text = text === '' ? c.text : text + '\n\n' + c.text;
@@ -254,12 +255,4 @@ function reasoning(item: ReasoningItemBody, warnings: Warning[]): ReasoningPart 
     carry = { family: 'openai', id: item.id ?? '', encryptedContent: encrypted ?? null, summary };
   }
   return carry === undefined ? { type: 'reasoning', text } : { type: 'reasoning', text, carry };
-}
-
-function itemReference(item: ItemReferenceBody, param: string): GatewayError {
-  return new GatewayError(
-    'invalid_request',
-    `Item reference '${item.id}' (${param}) cannot be resolved: this gateway does not store input items. Send the item itself, or continue with previous_response_id.`,
-    { param, code: 'invalid_value' },
-  );
 }

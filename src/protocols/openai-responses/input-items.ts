@@ -1,5 +1,5 @@
 // Items of the Responses `input` array (responses.md §4). Message items may omit `type`; item ids and
-// statuses are accepted and ignored. Built-in tool items (web_search_call, local_shell_call, …)
+// statuses are accepted and ignored (clients send earlier output items back as they got them). Built-in tool items (web_search_call, local_shell_call, …)
 // validate through the catch-all member and are dropped with a warning by the decoder.
 import { Type, type Static } from '@sinclair/typebox';
 import { Enum, Nullable, OtherTag } from './common.js';
@@ -49,7 +49,8 @@ export const SummaryText = Type.Object({ type: Type.Literal('summary_text'), tex
 export const ReasoningItem = Type.Object({
   type: Type.Literal('reasoning'),
   id: Type.Optional(Type.String()),
-  summary: Type.Array(SummaryText),
+  /** Clients replaying an opaque-only item (encrypted_content, no summary asked) may leave it out. */
+  summary: Type.Optional(Nullable(Type.Array(SummaryText))),
   /** Raw reasoning text (`reasoning_text` parts); only used when there is no summary. */
   content: Type.Optional(Nullable(Type.Array(Type.Object({ text: Type.String() })))),
   encrypted_content: Type.Optional(Nullable(Type.String())),

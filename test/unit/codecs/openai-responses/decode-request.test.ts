@@ -428,12 +428,29 @@ describe('decodeRequest: validation errors name the field, OpenAI style', () => 
     expect(err.param).toBeUndefined();
   });
 
-  it('item_reference cannot be resolved on this path: 400 naming the item', () => {
+  it('a reference left for the upstream (pass-through-only plan) adds no turn; earlier output items replay as they were sent', () => {
     for (const ref of [{ type: 'item_reference', id: 'msg_1' }, { id: 'msg_1' }]) {
-      const err = reject(minimal({ input: [{ role: 'user', content: 'a' }, ref] }));
-      expect(err.param).toBe('input[1]');
-      expect(err.message).toContain("'msg_1'");
+      const { ir } = decode(minimal({ input: [{ role: 'user', content: 'a' }, ref] }));
+      expect(ir.turns).toEqual([{ role: 'user', parts: [{ type: 'text', text: 'a' }] }]);
     }
+    const { ir } = decode(
+      minimal({
+        input: [
+          { role: 'user', content: 'a' },
+          { id: 'rs_1', type: 'reasoning', encrypted_content: 'blob' },
+          { id: 'rs_2', type: 'reasoning', summary: [], status: 'completed' },
+          { id: 'msg_1', type: 'message', status: 'completed', role: 'assistant', phase: 'final_answer', content: [{ type: 'output_text', text: 'b', annotations: [], logprobs: [] }] },
+        ],
+      }),
+    );
+    expect(ir.turns[1]).toEqual({
+      role: 'assistant',
+      parts: [
+        { type: 'reasoning', text: '', carry: { family: 'openai', id: 'rs_1', encryptedContent: 'blob', summary: [] } },
+        { type: 'reasoning', text: '', carry: { family: 'openai', id: 'rs_2', encryptedContent: null, summary: [] } },
+        { type: 'text', text: 'b' },
+      ],
+    });
   });
 
   it('media without a source, and non-base64 data URLs', () => {
