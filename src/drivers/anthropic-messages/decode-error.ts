@@ -23,6 +23,9 @@ export function decodeMessagesError(status: number, headers: ResponseHeaders, bo
   if (parsed) {
     message = parsed.message;
     kind = kindForErrorType(parsed.type, message) ?? kindForUpstreamStatus(status);
+    // A 503 labelled with the generic `api_error` (a proxy, or a compatible server in front of a busy
+    // model) is still "unavailable, try later": it keeps its meaning rather than becoming a 500.
+    if (kind === 'api_error' && (status === 503 || status === 529)) kind = 'overloaded';
   } else {
     message = statusMessage(status, body);
     kind = kindForUpstreamStatus(status);
