@@ -133,7 +133,7 @@ export class EventDelivery {
 
   private commitStream(): void {
     const gen = this.gen;
-    gen.committed = true;
+    gen.commit();
     gen.reply.hijack();
     const sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
     this.sse = sse;
@@ -157,7 +157,7 @@ export class EventDelivery {
     const t0 = performance.now();
     const body = gen.codec.encodeResult(result, this.encodeCtx);
     gen.rec.encodeMs += performance.now() - t0;
-    gen.committed = true;
+    gen.commit();
     gen.rec.status = 200;
     gen.reply.code(200).headers(gen.baseHeaders(this.target)).type('application/json').send(body);
     this.remember();

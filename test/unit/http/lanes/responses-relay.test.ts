@@ -1,9 +1,9 @@
 // The Responses pass-through relay as a pure function of the frames: model echo, usage tap, and the
 // closing frames of a stream cut short (Codex needs a terminal event that lists what did finish).
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors.js';
-import { ResponsesRelay } from '../../../src/http/lanes/responses-relay.js';
-import { RequestRecord } from '../../../src/observability/request-record.js';
+import { GatewayError } from '../../../../src/errors.js';
+import { ResponsesRelay } from '../../../../src/http/lanes/responses-relay.js';
+import { RequestRecord } from '../../../../src/observability/request-record.js';
 
 const frame = (event: string, obj: unknown) => ({ event, data: JSON.stringify(obj) });
 const dataOf = (text: string, event: string) => {
