@@ -1,11 +1,12 @@
 // Pass-through lane: the caller's protocol is the upstream's. The body is forwarded with only the
 // model replaced; the answer is relayed as it arrives (unknown fields and event types survive), with
 // a tap for usage, finish and errors. The fast path and the lossless one.
-import { driverFor, driverTarget } from '../../drivers/registry.js';
+import { driverFor } from '../../drivers/registry.js';
 import { readText, transportError } from '../../drivers/http-client.js';
 import { SseParser } from '../../drivers/sse-parser.js';
 import { looksLikeJsonObject, malformedFrameMessage } from '../../drivers/stream-frame.js';
 import { GatewayError } from '../../errors.js';
+import { driverTarget } from '../../router/driver-target.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import type { Generation } from '../generation.js';
 import { SseReply } from '../sse-reply.js';

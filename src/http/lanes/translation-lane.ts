@@ -1,11 +1,12 @@
 // Translation lane: caller protocol ≠ upstream protocol. IR → driver request → upstream stream →
 // driver decoder → IR events → the caller's encoder (event-delivery).
 import { GatewayError } from '../../errors.js';
-import { driverFor, driverTarget } from '../../drivers/registry.js';
+import { driverFor } from '../../drivers/registry.js';
 import { readText, transportError } from '../../drivers/http-client.js';
 import { SseParser } from '../../drivers/sse-parser.js';
 import { resultToEvents } from '../../ir/result-to-events.js';
 import type { Protocol, Warning } from '../../ir/types.js';
+import { driverTarget } from '../../router/driver-target.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import { applyTargetSettings } from '../../router/target-settings.js';
 import { upstreamStreams } from '../../router/upstream-streaming.js';
