@@ -1,9 +1,8 @@
 // Pass-through relay for Anthropic Messages streams: frames are re-emitted as they arrive, untouched
 // except `message.model` in message_start (the caller's name is echoed). A tap reads usage, the stop
 // reason and errors from the few frames that carry them; other frames are never JSON-parsed. Error
-// frames are classified by the Messages driver's table, as in the translation lane.
+// frames are classified by the driver (Driver.decodeStreamError), as in the translation lane.
 import { sseFrame } from '../../codecs/sse.js';
-import { decodeMessagesStreamError } from '../../drivers/anthropic-messages/decode-error.js';
 import type { SseFrame } from '../../drivers/sse-parser.js';
 import type { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../observability/request-record.js';
@@ -19,11 +18,13 @@ export class MessagesRelay implements Relay {
     private readonly rewriteModel: boolean,
     /** The caller's error envelope (the codec's), for the closing `error` frame. */
     private readonly errorBody: (err: GatewayError) => string,
+    /** The driver's classification of a failure frame's data. */
+    private readonly classify: (data: string) => GatewayError,
   ) {}
 
   earlyError(frame: SseFrame): GatewayError | undefined {
     if (frame.event !== 'error') return undefined;
-    return decodeMessagesStreamError(frame.data);
+    return this.classify(frame.data);
   }
 
   frame(frame: SseFrame): string {
@@ -56,7 +57,7 @@ export class MessagesRelay implements Relay {
         this.finished = true;
         break;
       case 'error':
-        this.rec.errorKind = decodeMessagesStreamError(data).kind;
+        this.rec.errorKind = this.classify(data).kind;
         this.finished = true;
         break;
       default:

@@ -5,6 +5,7 @@ import { driverFor } from '../../drivers/registry.js';
 import { readText, transportError } from '../../drivers/http-client.js';
 import { SseParser } from '../../drivers/sse-parser.js';
 import { looksLikeJsonObject, malformedFrameMessage } from '../../drivers/stream-frame.js';
+import type { Driver } from '../../drivers/types.js';
 import { GatewayError } from '../../errors.js';
 import { driverTarget } from '../../router/driver-target.js';
 import type { RouteTarget } from '../../router/model-table.js';
@@ -15,10 +16,11 @@ import type { Relay } from './relay.js';
 import { ResponsesRelay } from './responses-relay.js';
 import { callUpstream } from './upstream-call.js';
 
-/** The relay of each front-door protocol. */
-const RELAYS: Record<Generation['codec']['protocol'], (gen: Generation, rewriteModel: boolean) => Relay> = {
-  messages: (gen, rewrite) => new MessagesRelay(gen.rec, gen.ir.model, rewrite, (err) => gen.codec.encodeError(err, gen.requestId).body),
-  responses: (gen, rewrite) => new ResponsesRelay(gen.rec, gen.ir.model, rewrite),
+/** The relay of each front-door protocol; failure frames classified by the upstream's driver. */
+const RELAYS: Record<Generation['codec']['protocol'], (gen: Generation, rewriteModel: boolean, driver: Driver) => Relay> = {
+  messages: (gen, rewrite, driver) =>
+    new MessagesRelay(gen.rec, gen.ir.model, rewrite, (err) => gen.codec.encodeError(err, gen.requestId).body, driver.decodeStreamError),
+  responses: (gen, rewrite, driver) => new ResponsesRelay(gen.rec, gen.ir.model, rewrite, driver.decodeStreamError),
 };
 
 export async function runPassthroughLane(gen: Generation, target: RouteTarget): Promise<void> {
@@ -39,7 +41,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
   const call = await callUpstream(gen, target, driver, encoded);
   const { response } = call;
   const rec = gen.rec;
-  const relay = RELAYS[protocol](gen, target.model !== gen.ir.model);
+  const relay = RELAYS[protocol](gen, target.model !== gen.ir.model, driver);
 
   if (!gen.ir.stream) {
     let text: string;

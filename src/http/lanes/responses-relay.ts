@@ -2,10 +2,9 @@
 // frames (created / in_progress / completed / incomplete / failed) get the caller's model name back
 // and feed the usage tap; finished items are remembered so a stream cut short can still end with a
 // proper `response.failed` (Codex fails a turn that never sees a terminal event). Failure frames are
-// classified by the Responses driver's table, as in the translation lane.
+// classified by the driver (Driver.decodeStreamError), as in the translation lane.
 import { failedCodeFor, streamErrorTypeFor } from '../../codecs/openai-responses/map-finish.js';
 import { sseFrame } from '../../codecs/sse.js';
-import { decodeResponsesStreamError } from '../../drivers/openai-responses/decode-error.js';
 import type { SseFrame } from '../../drivers/sse-parser.js';
 import type { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../observability/request-record.js';
@@ -26,12 +25,14 @@ export class ResponsesRelay implements Relay {
     private readonly rec: RequestRecord,
     private readonly callerModel: string,
     private readonly rewriteModel: boolean,
+    /** The driver's classification of a failure frame's data. */
+    private readonly classify: (data: string) => GatewayError,
   ) {}
 
   earlyError(frame: SseFrame): GatewayError | undefined {
     const type = frame.event ?? typeOf(frame.data);
     if (type !== 'error' && type !== 'response.failed') return undefined;
-    return decodeResponsesStreamError(frame.data);
+    return this.classify(frame.data);
   }
 
   frame(frame: SseFrame): string {
@@ -51,7 +52,7 @@ export class ResponsesRelay implements Relay {
         if (TERMINAL.has(type)) {
           this.finished = true;
           this.rec.usage = responsesUsage(r.usage as never);
-          if (type === 'response.failed') this.rec.errorKind = decodeResponsesStreamError(data).kind;
+          if (type === 'response.failed') this.rec.errorKind = this.classify(data).kind;
           else this.rec.finishReason = type === 'response.completed' ? 'completed' : `incomplete:${(r.incomplete_details as { reason?: string } | null)?.reason ?? ''}`;
         }
       }
@@ -60,7 +61,7 @@ export class ResponsesRelay implements Relay {
     } else if (type.endsWith('.delta')) {
       if (this.rec.tFirstToken === 0) this.rec.tFirstToken = performance.now();
     } else if (type === 'error') {
-      this.rec.errorKind = decodeResponsesStreamError(data).kind;
+      this.rec.errorKind = this.classify(data).kind;
     }
     return sseFrame(type, data);
   }

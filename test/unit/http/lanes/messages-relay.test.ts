@@ -4,13 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { messagesCodec } from '../../../../src/codecs/anthropic-messages/index.js';
 import { createMessagesEventDecoder } from '../../../../src/drivers/anthropic-messages/decode-events.js';
+import { anthropicDriver } from '../../../../src/drivers/anthropic-messages/index.js';
 import { GatewayError } from '../../../../src/errors.js';
 import { MessagesRelay } from '../../../../src/http/lanes/messages-relay.js';
 import type { IrEvent, IrRequest } from '../../../../src/ir/types.js';
 import { RequestRecord } from '../../../../src/observability/request-record.js';
 
 const frame = (event: string, obj: unknown) => ({ event, data: JSON.stringify(obj) });
-const relayFor = (rec: RequestRecord, rewrite = true) => new MessagesRelay(rec, 'alias', rewrite, (err) => messagesCodec.encodeError(err, 'req_1').body);
+const relayFor = (rec: RequestRecord, rewrite = true) => new MessagesRelay(rec, 'alias', rewrite, (err) => messagesCodec.encodeError(err, 'req_1').body, anthropicDriver.decodeStreamError);
 
 /** The kind the translation lane's decoder gives the same frame. */
 function decoderKind(f: { event: string; data: string }): string | undefined {

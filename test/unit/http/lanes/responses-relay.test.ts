@@ -2,6 +2,7 @@
 // closing frames of a stream cut short (Codex needs a terminal event that lists what did finish).
 import { describe, expect, it } from 'vitest';
 import { createResponsesEventDecoder } from '../../../../src/drivers/openai-responses/decode-events.js';
+import { responsesDriver } from '../../../../src/drivers/openai-responses/index.js';
 import { GatewayError } from '../../../../src/errors.js';
 import { ResponsesRelay } from '../../../../src/http/lanes/responses-relay.js';
 import type { IrEvent, IrRequest } from '../../../../src/ir/types.js';
@@ -16,7 +17,7 @@ const dataOf = (text: string, event: string) => {
 describe('ResponsesRelay', () => {
   it('echoes the caller model in lifecycle frames and closes a cut stream with the finished items', () => {
     const rec = new RequestRecord('req_1', 'responses', 0);
-    const relay = new ResponsesRelay(rec, 'alias', true);
+    const relay = new ResponsesRelay(rec, 'alias', true, responsesDriver.decodeStreamError);
     const created = relay.frame(frame('response.created', { type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', model: 'up-model', status: 'in_progress', output: [] } }));
     expect(dataOf(created, 'response.created').response.model).toBe('alias');
     const item = { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done part', annotations: [] }] };
@@ -38,7 +39,7 @@ describe('ResponsesRelay', () => {
 
   it('reads usage and the finish from the terminal frame', () => {
     const rec = new RequestRecord('req_2', 'responses', 0);
-    const relay = new ResponsesRelay(rec, 'alias', false);
+    const relay = new ResponsesRelay(rec, 'alias', false, responsesDriver.decodeStreamError);
     relay.frame(frame('response.completed', { type: 'response.completed', sequence_number: 9, response: { id: 'r', model: 'm', status: 'completed', output: [], usage: { input_tokens: 12, output_tokens: 5, total_tokens: 17, input_tokens_details: { cached_tokens: 2 }, output_tokens_details: { reasoning_tokens: 1 } } } }));
     expect(relay.finished).toBe(true);
     expect(rec.finishReason).toBe('completed');
@@ -54,7 +55,7 @@ describe('ResponsesRelay', () => {
     ['error', { type: 'error', sequence_number: 0, code: 'server_is_overloaded', message: 'busy' }, 'overloaded'],
   ])('classifies an early %s frame like the translation lane (%#)', (event, obj, kind) => {
     const f = frame(event, obj);
-    const early = new ResponsesRelay(new RequestRecord('req_3', 'responses', 0), 'alias', false).earlyError(f);
+    const early = new ResponsesRelay(new RequestRecord('req_3', 'responses', 0), 'alias', false, responsesDriver.decodeStreamError).earlyError(f);
     expect(early).toBeInstanceOf(GatewayError);
     expect(early!.kind).toBe(kind);
     const events: IrEvent[] = [];
@@ -65,7 +66,7 @@ describe('ResponsesRelay', () => {
 
   it('lets ordinary frames through untouched and unclassified', () => {
     const rec = new RequestRecord('req_4', 'responses', 0);
-    const relay = new ResponsesRelay(rec, 'alias', true);
+    const relay = new ResponsesRelay(rec, 'alias', true, responsesDriver.decodeStreamError);
     const data = '{"type":"response.output_text.delta","sequence_number":3,"delta":"x"}';
     expect(relay.earlyError({ event: 'response.output_text.delta', data })).toBeUndefined();
     expect(relay.frame({ event: 'response.output_text.delta', data })).toBe(`event: response.output_text.delta\ndata: ${data}\n\n`);
@@ -75,9 +76,9 @@ describe('ResponsesRelay', () => {
   it('a non-streamed answer: taps usage and the status, rewrites the model only when asked', () => {
     const rec = new RequestRecord('req_5', 'responses', 0);
     const text = '{"id":"r","model":"gpt-up","status":"completed","usage":{"input_tokens":4,"output_tokens":2,"total_tokens":6}}';
-    expect(JSON.parse(new ResponsesRelay(rec, 'alias', true).result(text, JSON.parse(text))).model).toBe('alias');
+    expect(JSON.parse(new ResponsesRelay(rec, 'alias', true, responsesDriver.decodeStreamError).result(text, JSON.parse(text))).model).toBe('alias');
     expect(rec.finishReason).toBe('completed');
     expect(rec.usage).toMatchObject({ inputTokens: 4, outputTokens: 2 });
-    expect(new ResponsesRelay(new RequestRecord('req_6', 'responses', 0), 'alias', false).result(text, JSON.parse(text))).toBe(text);
+    expect(new ResponsesRelay(new RequestRecord('req_6', 'responses', 0), 'alias', false, responsesDriver.decodeStreamError).result(text, JSON.parse(text))).toBe(text);
   });
 });
