@@ -42,6 +42,9 @@ export const KIND_INFO: Record<GatewayErrorKind, KindInfo> = {
   rate_limit: { messagesStatus: 429, responsesStatus: 429, retryable: true },
   api_error: { messagesStatus: 500, responsesStatus: 500, retryable: true },
   bad_gateway: { messagesStatus: 502, responsesStatus: 502, retryable: true },
+  // An upstream 503/529 keeps its meaning at both doors, as each vendor says it: Anthropic answers
+  // overload with 529 `overloaded_error` (what its clients know as "Overloaded" and retry), OpenAI with
+  // 503 `server_is_overloaded`. Never a 500 `api_error`, which reads as a bug rather than "busy".
   overloaded: { messagesStatus: 529, responsesStatus: 503, retryable: true },
   timeout: { messagesStatus: 504, responsesStatus: 504, retryable: true },
 };

@@ -6,7 +6,7 @@ import { buildApp } from './app.js';
 import { isWorker, runPrimary, serveMetricsToPrimary, workerMetricsText } from './cluster.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { createLogger } from './observability/logger.js';
-import { createConfigReloader } from './router/reload.js';
+import { createConfigReloader } from './config/reload.js';
 
 interface Args {
   config?: string;
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     `switchyard listening on http://${config.server.host}:${port}`,
   );
 
-  // Hot reload (router/reload.ts): validate first, swap atomically, keep the running table on error.
+  // Hot reload (config/reload.ts): validate first, swap atomically, keep the running table on error.
   const reloader = createConfigReloader({ file, env, apply: (next) => built.reload(next), logger });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', true));
   reloader.watch();

@@ -1,7 +1,12 @@
 // Who is calling: the identity and policy authentication produces, shared (never copied) by every
 // request of that key until the next config reload.
 import type { Budget, RateLimits } from '../config/types.js';
-import type { ModelMatcher } from './model-access.js';
+
+/** A compiled model allow-list (access/model-access.ts): exact aliases and glob patterns. */
+export interface ModelMatcher {
+  exact: ReadonlySet<string>;
+  patterns: readonly RegExp[];
+}
 
 /** What a key or a team may do. */
 export interface Policy {

@@ -1,12 +1,9 @@
 // Model allow-lists: exact aliases and glob patterns (`claude-*`), compiled once per config. A caller
 // may use a model when both its key's list and its team's list (each: absent = all) admit it.
 import { globToRegExp } from '../config/load-config.js';
-import type { Caller } from './caller.js';
+import type { Caller, ModelMatcher } from './caller.js';
 
-export interface ModelMatcher {
-  exact: ReadonlySet<string>;
-  patterns: readonly RegExp[];
-}
+export type { ModelMatcher } from './caller.js';
 
 export function compileAllowList(patterns: readonly string[]): ModelMatcher {
   const exact = new Set<string>();

@@ -31,6 +31,18 @@ export interface StreamEncoder {
 
 export interface InboundCodec {
   readonly protocol: 'messages' | 'responses';
+  /** Response header carrying the request id (`request-id` for Anthropic, `x-request-id` for OpenAI). */
+  readonly requestIdHeader: string;
+  /** Prefix of the gateway-owned response id (`msg_` / `resp_`). */
+  readonly responseIdPrefix: string;
+  /** The frame a stream sends during upstream silence (Messages `ping` event / Responses SSE comment). */
+  readonly keepAliveFrame: string;
+  /** The door's token-counting endpoint, as the request record names it. */
+  readonly countEndpoint: 'count_tokens' | 'input_tokens';
+  /** Validate and decode a token-counting request body (no `max_tokens` needed). */
+  decodeCountRequest(body: unknown, warnings: Warning[]): IrRequest;
+  /** The token-counting answer body. */
+  encodeCount(inputTokens: number): string;
   /** Validate (compiled TypeBox) and decode a parsed JSON body. Throws GatewayError('invalid_request',
    * message naming the field, { param }) on bad input. Unknown fields are kept in `extras` or reported
    * as warnings, never rejected. */

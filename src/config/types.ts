@@ -40,7 +40,7 @@ export interface ProviderConfig {
   retry: RetryPolicy;
   cooldown: CooldownPolicy;
   driverOptions: DriverOptions;
-  /** Translation lane, non-streamed callers: see `upstreamStreams` in translation-lane.ts. */
+  /** Translation lane, non-streamed callers: see `upstreamStreams` in router/upstream-streaming.ts. */
   streamUpstream: 'always' | 'never' | 'auto';
   connections: number;
   /** `providers.<name>.prices`, by upstream model name. */

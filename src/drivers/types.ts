@@ -33,6 +33,17 @@ export interface EncodedRequest {
   body: string;
 }
 
+/** A target's sampling settings for the pass-through body (structurally the config's SamplingOverrides). */
+export interface PassthroughSettings {
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  reasoningEffort?: string;
+}
+
+/** Caller request headers as Node gives them. */
+export type CallerHeaders = Record<string, string | string[] | undefined>;
+
 export interface EventDecoder {
   /** One upstream SSE frame → zero or more IR events through the decoder's `emit`. Never throws:
    * malformed or error frames become an IR `error` event. */
@@ -54,4 +65,19 @@ export interface Driver {
   /** Upstream error response → GatewayError (kind from status and the vendor's error type; message kept;
    * retry-after, request id and context-overflow wording preserved). */
   decodeError(status: number, headers: Record<string, string | string[] | undefined>, body: string): GatewayError;
+  /** The data of an upstream stream frame that reports a failure (Messages `error`; Responses `error`
+   * or `response.failed`) → GatewayError, with the same table as the event decoder, so the
+   * pass-through relay and the translation lane classify a failure alike. */
+  decodeStreamError(data: string): GatewayError;
+  /** Caller headers meaningful to this upstream (e.g. `anthropic-beta`). `door` is the caller's front
+   * door protocol: some headers apply only when the caller speaks this upstream's family. */
+  forwardedHeaders(caller: CallerHeaders, door: Protocol): Record<string, string> | undefined;
+  /** Pass-through lane: the caller's own body (same protocol) with only `model` and the target's
+   * defaults (when unset) and overrides (always) replaced; unknown fields survive. Undefined when this
+   * protocol is never a front door. */
+  passthroughRequest?(body: Record<string, unknown>, target: DriverTarget, defaults: PassthroughSettings, overrides: PassthroughSettings): EncodedRequest;
+  /** The upstream's token-counting request, or undefined when the protocol has no counter (then the
+   * gateway estimates). `callerBody` is the caller's own body when it came in through this protocol's
+   * door (forwarded as is); otherwise the request is encoded from the IR. */
+  countTokensRequest(req: IrRequest, target: DriverTarget, callerBody: Record<string, unknown> | undefined): EncodedRequest | undefined;
 }

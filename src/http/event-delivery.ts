@@ -134,7 +134,7 @@ export class EventDelivery {
 
   private commitStream(): void {
     const gen = this.gen;
-    gen.committed = true;
+    gen.commit();
     gen.reply.hijack();
     const sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
     this.sse = sse;
@@ -158,7 +158,7 @@ export class EventDelivery {
     const t0 = performance.now();
     const body = gen.codec.encodeResult(result, this.encodeCtx);
     gen.rec.encodeMs += performance.now() - t0;
-    gen.committed = true;
+    gen.commit();
     gen.rec.status = 200;
     gen.reply.code(200).headers(gen.baseHeaders(this.target)).type('application/json').send(body);
     this.remember(body);
@@ -174,7 +174,7 @@ export class EventDelivery {
     const result = this.folder.result();
     const gen = this.gen;
     const items = outputItemsOf(sentBody ?? gen.codec.encodeResult(result, this.encodeCtx));
-    gen.ctx.store.put(gen.responseId, [...gen.ir.turns, { role: 'assistant', parts: result.content }], undefined, { owner: gen.owner, items });
+    gen.ctx.store.put(gen.responseId, [...gen.ir.turns, { role: 'assistant', parts: result.content }], undefined, { owner: gen.caller.name, items });
   }
 
   private fail(err: GatewayError): void {

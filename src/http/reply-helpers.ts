@@ -19,7 +19,7 @@ export function sendError(reply: FastifyReply, codec: InboundCodec, err: Gateway
   reply
     .code(encoded.status)
     .headers(encoded.headers)
-    .header(codec.protocol === 'messages' ? 'request-id' : 'x-request-id', requestId)
+    .header(codec.requestIdHeader, requestId)
     .type('application/json')
     .send(encoded.body);
   return encoded.status;

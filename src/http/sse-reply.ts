@@ -1,5 +1,6 @@
 // Writes a server-sent event stream to the caller: headers once, frames whole, backpressure to the
-// upstream (pause until drain), heartbeats during upstream silence, and client-abort detection.
+// upstream (pause until drain), and heartbeats during upstream silence. A caller leaving is noticed by
+// the route (the reply's `close` event aborts the generation), not here.
 // Frames produced in one turn of the event loop (typically every event of one upstream chunk) leave in
 // one socket write at the end of that turn: no added latency, and one syscall instead of one per frame.
 import type { ServerResponse } from 'node:http';
@@ -15,8 +16,6 @@ export class SseReply {
     this.pending = '';
     if (text.length !== 0 && !this.raw.destroyed) this.raw.write(text);
   };
-  /** The caller went away before the stream ended. */
-  aborted = false;
 
   constructor(
     private readonly raw: ServerResponse,
@@ -61,9 +60,5 @@ export class SseReply {
     if (this.timer) clearInterval(this.timer);
     this.flush();
     if (!this.raw.destroyed) this.raw.end();
-  }
-
-  stopHeartbeat(): void {
-    if (this.timer) clearInterval(this.timer);
   }
 }

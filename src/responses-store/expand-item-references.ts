@@ -7,7 +7,7 @@ import type { RoutePlan } from '../router/model-table.js';
 import { isItemReference, resolveItemReferences } from './resolve-item-references.js';
 
 /** The owner of what an open gateway (no keys configured) stores. */
-export const ANONYMOUS_OWNER = '';
+export const ANONYMOUS_OWNER = 'anonymous';
 
 export interface ItemSource {
   getItem(itemId: string, owner: string): Promise<Record<string, unknown> | undefined>;

@@ -17,7 +17,7 @@ const enum Open {
   Tool,
 }
 
-const PING = sseFrame('ping', '{"type":"ping"}');
+export const PING = sseFrame('ping', '{"type":"ping"}');
 const MESSAGE_STOP = sseFrame('message_stop', '{"type":"message_stop"}');
 
 export function createStreamEncoder(ctx: EncodeContext, write: (frame: string) => void): StreamEncoder {

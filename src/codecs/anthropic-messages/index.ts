@@ -2,14 +2,20 @@
 import type { InboundCodec } from '../types.js';
 import { decodeCountTokensRequest, decodeRequest } from './decode-request.js';
 import { encodeError } from './encode-error.js';
-import { createStreamEncoder } from './encode-events.js';
+import { createStreamEncoder, PING } from './encode-events.js';
 import { encodeResult } from './encode-result.js';
 
 export { decodeCountTokensRequest };
 
 export const messagesCodec: InboundCodec = {
   protocol: 'messages',
+  requestIdHeader: 'request-id',
+  responseIdPrefix: 'msg_',
+  keepAliveFrame: PING,
+  countEndpoint: 'count_tokens',
   decodeRequest,
+  decodeCountRequest: decodeCountTokensRequest,
+  encodeCount: (inputTokens) => '{"input_tokens":' + inputTokens + '}',
   encodeResult,
   createStreamEncoder,
   encodeError,

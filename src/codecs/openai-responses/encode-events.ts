@@ -31,7 +31,7 @@ import {
 } from './output-items.js';
 import { responseJson, responseShape, type ResponseShape } from './response-object.js';
 
-const KEEP_ALIVE = sseComment('keep-alive');
+export const KEEP_ALIVE = sseComment('keep-alive');
 const EMPTY_SUMMARY_PART = '{"type":"summary_text","text":""}';
 
 /** The IR block currently open (what foldEvents would append deltas to). */

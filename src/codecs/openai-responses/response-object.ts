@@ -2,6 +2,7 @@
 // once per request into fixed fragments; each snapshot (created, in_progress, the terminal event, the
 // non-streamed body) then only splices in status, error, output and usage. Values are always concrete
 // (numbers, booleans, strings) because the Open Responses schema rejects nulls in those fields.
+import { responsesToolChoice } from '../../ir/tool-choice.js';
 import type { IrRequest, OutputFormat, ToolChoice, ToolDefinition } from '../../ir/types.js';
 import type { EncodeContext } from '../types.js';
 
@@ -108,27 +109,8 @@ function formatEcho(f: OutputFormat | undefined): unknown {
   }
 }
 
-function kindOf(name: string, tools: readonly ToolDefinition[]): 'function' | 'custom' {
-  for (const t of tools) if (t.name === name) return t.kind;
-  return 'function';
-}
-
 function toolChoiceEcho(choice: ToolChoice | undefined, tools: readonly ToolDefinition[]): unknown {
-  if (choice === undefined) return 'auto';
-  switch (choice.type) {
-    case 'auto':
-    case 'none':
-    case 'required':
-      return choice.type;
-    case 'tool':
-      return { type: kindOf(choice.name, tools), name: choice.name };
-    case 'allowed':
-      return { type: 'allowed_tools', mode: choice.mode, tools: choice.names.map((name) => ({ type: kindOf(name, tools), name })) };
-    default: {
-      const never: never = choice;
-      return never;
-    }
-  }
+  return choice === undefined ? 'auto' : responsesToolChoice(choice, tools);
 }
 
 function toolEcho(t: ToolDefinition): Record<string, unknown> {

@@ -11,7 +11,7 @@ import type { UpstreamMessageWire } from '../../protocols/anthropic-messages/ups
 import type { SseFrame } from '../sse-parser.js';
 import { parseStreamFrame } from '../stream-frame.js';
 import type { EventDecoder } from '../types.js';
-import { kindForErrorType } from './error-kind.js';
+import { streamErrorOf } from './error-kind.js';
 import { mapStopReason } from './map-finish.js';
 import { mergeUsage } from './map-usage.js';
 import { ANTHROPIC_TOOL_NAME_MAX, customInputFromJson } from './tool-lookup.js';
@@ -271,10 +271,8 @@ export class MessagesEventDecoder implements EventDecoder {
   }
 
   private upstreamError(ev: UpstreamStreamEventWire): void {
-    const error = ev.error && typeof ev.error === 'object' ? ev.error : undefined;
-    const type = str(error?.type) || undefined;
-    const message = str(error?.message) || type || 'upstream stream error';
-    this.fail(kindForErrorType(type, message) ?? 'api_error', message);
+    const { kind, message } = streamErrorOf(ev);
+    this.fail(kind, message);
   }
 
   private fail(kind: string, message: string): void {

@@ -8,8 +8,8 @@ import { textBlock } from './encode-content.js';
 import { buildConversation, stripFinalThinking, toMessages, toolLoopAssistant } from './encode-messages.js';
 import { planThinking } from './encode-thinking.js';
 import { encodeTools } from './encode-tools.js';
+import { MESSAGES_PATH, messagesHeaders } from './request-headers.js';
 
-export const ANTHROPIC_VERSION = '2023-06-01';
 /** With thinking on, Anthropic accepts top_p only from here up (messages.md §3). */
 const MIN_TOP_P_WITH_THINKING = 0.95;
 
@@ -56,9 +56,7 @@ export function encodeMessagesRequest(req: IrRequest, target: DriverTarget, stre
   }
   if (stream) body.stream = true;
 
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': ANTHROPIC_VERSION };
-  if (target.apiKey) headers['x-api-key'] = target.apiKey;
-  return { path: '/v1/messages', headers: { ...headers, ...target.headers }, body: JSON.stringify(body) };
+  return { path: MESSAGES_PATH, headers: messagesHeaders(target), body: JSON.stringify(body) };
 }
 
 function systemBlocks(req: IrRequest): UpstreamTextBlock[] | undefined {

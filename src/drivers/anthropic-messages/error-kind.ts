@@ -1,6 +1,7 @@
 // Anthropic `error.type` → gateway error kind, shared by the HTTP error path (decode-error.ts) and the
 // in-stream `error` event (decode-events.ts), so a context overflow is recognized either way.
 import type { GatewayErrorKind } from '../../errors.js';
+import type { UpstreamStreamEventWire } from '../../protocols/anthropic-messages/upstream-events.js';
 
 /** The two wordings Claude Code keys auto-compaction on (messages.md §13); kept verbatim downstream. */
 const CONTEXT_OVERFLOW = /prompt is too long|input length and `?max_tokens`? exceed context limit/i;
@@ -37,4 +38,12 @@ export function kindForErrorType(type: string | undefined, message: string): Gat
     default:
       return undefined;
   }
+}
+
+/** An in-stream `error` event → its kind and message (the event decoder and the pass-through relay). */
+export function streamErrorOf(ev: UpstreamStreamEventWire | undefined): { kind: GatewayErrorKind; message: string } {
+  const error = ev?.error && typeof ev.error === 'object' ? ev.error : undefined;
+  const type = typeof error?.type === 'string' && error.type !== '' ? error.type : undefined;
+  const message = (typeof error?.message === 'string' && error.message !== '' ? error.message : undefined) ?? type ?? 'upstream stream error';
+  return { kind: kindForErrorType(type, message) ?? 'api_error', message };
 }

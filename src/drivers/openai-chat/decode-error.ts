@@ -2,42 +2,22 @@
 // OpenRouter's numeric codes, Ollama's string error and FastAPI's `detail`; anything else (proxy HTML,
 // plain text) is wrapped and truncated.
 import { GatewayError } from '../../errors.js';
-import type { ChatErrorBody } from '../../protocols/openai-chat/response.js';
+import type { ChatErrorBody, ChatWireError } from '../../protocols/openai-chat/response.js';
+import { header, jsonObject, statusMessage, type ResponseHeaders } from '../error-body.js';
 import { chatErrorKind, errorFacts, type ChatErrorFacts } from './classify-error.js';
 
-const MAX_TEXT = 500;
-
-type Headers = Record<string, string | string[] | undefined>;
-
-function header(headers: Headers, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 function factsFromBody(body: string): ChatErrorFacts | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (!parsed || typeof parsed !== 'object') return undefined;
-  const obj = parsed as ChatErrorBody;
+  const obj = jsonObject(body) as ChatErrorBody | undefined;
+  if (!obj) return undefined;
   if (obj.error && (typeof obj.error === 'object' || typeof obj.error === 'string')) return errorFacts(obj.error);
   if (typeof obj.message === 'string') return errorFacts(obj); // vLLM: {object:"error", message, type, code}
   if (typeof obj.detail === 'string') return errorFacts(obj.detail);
   return undefined;
 }
 
-/** Proxy pages and plain text: tags and runs of whitespace removed, cut to a readable length. */
-function plainText(body: string): string {
-  const text = body.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
-  return text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) + '…' : text;
-}
-
-export function decodeChatError(status: number, headers: Headers, body: string): GatewayError {
+export function decodeChatError(status: number, headers: ResponseHeaders, body: string): GatewayError {
   const facts = factsFromBody(body);
-  const message = facts ? facts.message : `upstream answered HTTP ${status}` + (body.trim() ? ': ' + plainText(body) : '');
+  const message = facts ? facts.message : statusMessage(status, body);
   const kind = facts
     ? chatErrorKind(facts, status)
     : chatErrorKind({ message, type: undefined, code: undefined, param: undefined, status: undefined, detail: undefined }, status);
@@ -49,4 +29,11 @@ export function decodeChatError(status: number, headers: Headers, body: string):
     upstreamStatus: status,
     upstreamRequestId: header(headers, 'x-request-id'),
   });
+}
+
+/** An in-stream error chunk's data → GatewayError, with the event decoder's table. */
+export function decodeChatStreamError(data: string): GatewayError {
+  const obj = (jsonObject(data) ?? {}) as ChatErrorBody;
+  const facts = errorFacts(obj.error && (typeof obj.error === 'object' || typeof obj.error === 'string') ? obj.error : (obj as ChatWireError));
+  return new GatewayError(chatErrorKind(facts, undefined), facts.message, { code: facts.code, param: facts.param });
 }

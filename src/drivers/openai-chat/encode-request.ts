@@ -2,6 +2,7 @@
 // every compatible server understands; what cannot cross is dropped with a warning.
 import type { IrRequest, OutputFormat, ReasoningRequest, Warning } from '../../ir/types.js';
 import type { ChatCompletionRequest, ChatReasoningEffort, ChatResponseFormat } from '../../protocols/openai-chat/request.js';
+import { openaiHeaders } from '../openai-headers.js';
 import type { DriverTarget, EncodedRequest } from '../types.js';
 import { encodeMessages } from './encode-messages.js';
 import { encodeTools } from './encode-tools.js';
@@ -47,9 +48,7 @@ export function encodeChatRequest(req: IrRequest, target: DriverTarget, stream: 
     // Without it streams carry no usage at all.
     body.stream_options = { include_usage: true };
   }
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (target.apiKey) headers.authorization = 'Bearer ' + target.apiKey;
-  return { path: '/chat/completions', headers: { ...headers, ...target.headers }, body: JSON.stringify(body) };
+  return { path: '/chat/completions', headers: openaiHeaders(target), body: JSON.stringify(body) };
 }
 
 /** mapping.md §8: an explicit effort wins; a thinking budget maps by size; disabled sends nothing. */

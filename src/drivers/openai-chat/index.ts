@@ -1,7 +1,8 @@
 // The Chat Completions upstream driver (vLLM, Ollama, llama.cpp, OpenRouter, DeepSeek, OpenAI).
+import { openaiForwardedHeaders } from '../openai-headers.js';
 import type { Driver } from '../types.js';
 import { createChatEventDecoder } from './decode-events.js';
-import { decodeChatError } from './decode-error.js';
+import { decodeChatError, decodeChatStreamError } from './decode-error.js';
 import { decodeChatResult } from './decode-result.js';
 import { encodeChatRequest } from './encode-request.js';
 
@@ -11,4 +12,8 @@ export const chatDriver: Driver = {
   createEventDecoder: createChatEventDecoder,
   decodeResult: decodeChatResult,
   decodeError: decodeChatError,
+  decodeStreamError: decodeChatStreamError,
+  forwardedHeaders: openaiForwardedHeaders,
+  // Chat is never a front door (no pass-through) and has no token counter (the gateway estimates).
+  countTokensRequest: () => undefined,
 };

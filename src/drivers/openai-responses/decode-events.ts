@@ -12,7 +12,7 @@ import type { ContentPartWire, OutputItemWire, ResponseWire } from '../../protoc
 import type { SseFrame } from '../sse-parser.js';
 import { parseStreamFrame } from '../stream-frame.js';
 import type { EventDecoder } from '../types.js';
-import { errorFacts, kindForFacts } from './error-kind.js';
+import { errorEventError, failedResponseError } from './error-kind.js';
 import { finishForCompleted, finishForIncomplete } from './map-finish.js';
 import { mapResponsesUsage } from './map-usage.js';
 import { ToolNameMap } from './tool-names.js';
@@ -417,14 +417,13 @@ export class ResponsesEventDecoder implements EventDecoder {
   }
 
   private failed(response: ResponseWire | null | undefined): void {
-    const facts = errorFacts(response?.error, 'upstream response failed');
-    this.fail(kindForFacts(facts) ?? 'api_error', facts.message);
+    const { facts, kind } = failedResponseError(response);
+    this.fail(kind, facts.message);
   }
 
   private errorEvent(ev: StreamEventWire): void {
-    // Open Responses nests the fields under `error`; the OpenAI SDK type has them flat.
-    const facts = errorFacts(ev.error && typeof ev.error === 'object' ? ev.error : ev, 'upstream stream error');
-    this.fail(kindForFacts(facts) ?? 'api_error', facts.message);
+    const { facts, kind } = errorEventError(ev);
+    this.fail(kind, facts.message);
   }
 
   private fail(kind: string, message: string): void {

@@ -2,10 +2,12 @@
 // store:false, with encrypted reasoning included so the opaque state rides back through the caller.
 import type { IrRequest, OutputFormat, Warning } from '../../ir/types.js';
 import type { ResponsesCreateBody, TextFormatParam } from '../../protocols/openai-responses/upstream-request.js';
+import { openaiHeaders } from '../openai-headers.js';
 import type { DriverTarget, EncodedRequest } from '../types.js';
 import { encodeInput } from './encode-input.js';
 import { encodeReasoning } from './encode-reasoning.js';
 import { encodeToolChoice, encodeTools } from './encode-tools.js';
+import { RESPONSES_PATH } from './paths.js';
 
 const ENCRYPTED_REASONING = 'reasoning.encrypted_content';
 /** API minimum for max_output_tokens. */
@@ -107,8 +109,5 @@ export function encodeResponsesRequest(req: IrRequest, target: DriverTarget, str
     }
   }
 
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (target.apiKey) headers.authorization = 'Bearer ' + target.apiKey;
-  Object.assign(headers, target.headers);
-  return { path: '/responses', headers, body: JSON.stringify(body) };
+  return { path: RESPONSES_PATH, headers: openaiHeaders(target), body: JSON.stringify(body) };
 }

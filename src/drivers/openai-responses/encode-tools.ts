@@ -1,4 +1,5 @@
 // IR tool definitions and tool choice → Responses `tools` / `tool_choice` (mapping.md §4, §5).
+import { responsesToolChoice } from '../../ir/tool-choice.js';
 import type { ToolChoice, ToolDefinition } from '../../ir/types.js';
 import type {
   CustomToolParam,
@@ -49,28 +50,6 @@ export function encodeTools(tools: readonly ToolDefinition[]): ToolParam[] {
   return out;
 }
 
-function kindOf(name: string, tools: readonly ToolDefinition[]): 'function' | 'custom' {
-  for (const tool of tools) if (tool.name === name) return tool.kind;
-  return 'function';
-}
-
 export function encodeToolChoice(choice: ToolChoice, tools: readonly ToolDefinition[]): ToolChoiceParam {
-  switch (choice.type) {
-    case 'auto':
-    case 'none':
-    case 'required':
-      return choice.type;
-    case 'tool':
-      return { type: kindOf(choice.name, tools), name: wireName(choice.name) };
-    case 'allowed':
-      return {
-        type: 'allowed_tools',
-        mode: choice.mode,
-        tools: choice.names.map((name) => ({ type: kindOf(name, tools), name: wireName(name) })),
-      };
-    default: {
-      const never: never = choice;
-      return never;
-    }
-  }
+  return responsesToolChoice(choice, tools, wireName);
 }

@@ -1,7 +1,8 @@
 // Responses error codes → gateway error kinds, shared by HTTP errors (decode-error.ts), failed
 // responses and in-stream `error` events, so a context overflow is recognized however it arrives.
 import type { GatewayErrorKind } from '../../errors.js';
-import type { ErrorWire } from '../../protocols/openai-responses/upstream-response.js';
+import type { StreamEventWire } from '../../protocols/openai-responses/upstream-events.js';
+import type { ErrorWire, ResponseWire } from '../../protocols/openai-responses/upstream-response.js';
 
 /** What every error shape reduces to. */
 export interface ErrorFacts {
@@ -62,4 +63,22 @@ export function kindForFacts(f: ErrorFacts): GatewayErrorKind | undefined {
     default:
       return f.type === 'insufficient_quota' ? 'billing' : undefined;
   }
+}
+
+/** A `response.failed` event's response → its facts and kind. */
+export function failedResponseError(response: ResponseWire | null | undefined): { facts: ErrorFacts; kind: GatewayErrorKind } {
+  const facts = errorFacts(response?.error, 'upstream response failed');
+  return { facts, kind: kindForFacts(facts) ?? 'api_error' };
+}
+
+/** An in-stream `error` event → its facts and kind. Open Responses nests the fields under `error`;
+ * the OpenAI SDK type has them flat. */
+export function errorEventError(ev: StreamEventWire): { facts: ErrorFacts; kind: GatewayErrorKind } {
+  const facts = errorFacts(ev.error && typeof ev.error === 'object' ? ev.error : (ev as ErrorWire), 'upstream stream error');
+  return { facts, kind: kindForFacts(facts) ?? 'api_error' };
+}
+
+/** Either failure frame, told apart by its `type` (the event decoder and the pass-through relay). */
+export function streamErrorOf(ev: StreamEventWire): { facts: ErrorFacts; kind: GatewayErrorKind } {
+  return ev.type === 'response.failed' ? failedResponseError(ev.response) : errorEventError(ev);
 }

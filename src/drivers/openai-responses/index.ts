@@ -1,9 +1,12 @@
 // The OpenAI Responses upstream driver: pure encode/decode functions (I/O lives in the lanes).
+import { openaiForwardedHeaders } from '../openai-headers.js';
 import type { Driver } from '../types.js';
+import { responsesCountTokensRequest } from './count-tokens-request.js';
 import { createResponsesEventDecoder } from './decode-events.js';
-import { decodeResponsesError } from './decode-error.js';
+import { decodeResponsesError, decodeResponsesStreamError } from './decode-error.js';
 import { decodeResponsesResult } from './decode-result.js';
 import { encodeResponsesRequest } from './encode-request.js';
+import { responsesPassthroughRequest } from './passthrough-request.js';
 
 export const responsesDriver: Driver = {
   protocol: 'responses',
@@ -11,4 +14,8 @@ export const responsesDriver: Driver = {
   createEventDecoder: createResponsesEventDecoder,
   decodeResult: decodeResponsesResult,
   decodeError: decodeResponsesError,
+  decodeStreamError: decodeResponsesStreamError,
+  forwardedHeaders: openaiForwardedHeaders,
+  passthroughRequest: responsesPassthroughRequest,
+  countTokensRequest: responsesCountTokensRequest,
 };

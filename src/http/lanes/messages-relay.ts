@@ -1,22 +1,13 @@
 // Pass-through relay for Anthropic Messages streams: frames are re-emitted as they arrive, untouched
 // except `message.model` in message_start (the caller's name is echoed). A tap reads usage, the stop
-// reason and errors from the few frames that carry them; other frames are never JSON-parsed.
+// reason and errors from the few frames that carry them; other frames are never JSON-parsed. Error
+// frames are classified by the driver (Driver.decodeStreamError), as in the translation lane.
 import { sseFrame } from '../../codecs/sse.js';
 import type { SseFrame } from '../../drivers/sse-parser.js';
-import { GatewayError } from '../../errors.js';
+import type { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../observability/request-record.js';
+import type { Relay } from './relay.js';
 import { mergeAnthropicUsage } from './usage-taps.js';
-
-export interface Relay {
-  /** Returns the frame text to write. */
-  frame(frame: SseFrame): string;
-  /** The frame is an error before anything was relayed: the lane turns it into a real status. */
-  earlyError(frame: SseFrame): GatewayError | undefined;
-  /** True once the protocol's terminal frame went through. */
-  readonly finished: boolean;
-  /** The frames that close a stream cut short (error event; Responses: error + response.failed). */
-  closingFrames(err: GatewayError): string;
-}
 
 export class MessagesRelay implements Relay {
   finished = false;
@@ -25,12 +16,15 @@ export class MessagesRelay implements Relay {
     private readonly rec: RequestRecord,
     private readonly callerModel: string,
     private readonly rewriteModel: boolean,
+    /** The caller's error envelope (the codec's), for the closing `error` frame. */
     private readonly errorBody: (err: GatewayError) => string,
+    /** The driver's classification of a failure frame's data. */
+    private readonly classify: (data: string) => GatewayError,
   ) {}
 
   earlyError(frame: SseFrame): GatewayError | undefined {
     if (frame.event !== 'error') return undefined;
-    return errorFromFrame(frame.data);
+    return this.classify(frame.data);
   }
 
   frame(frame: SseFrame): string {
@@ -63,7 +57,7 @@ export class MessagesRelay implements Relay {
         this.finished = true;
         break;
       case 'error':
-        this.rec.errorKind = errorFromFrame(data).kind;
+        this.rec.errorKind = this.classify(data).kind;
         this.finished = true;
         break;
       default:
@@ -76,6 +70,14 @@ export class MessagesRelay implements Relay {
     this.finished = true;
     return sseFrame('error', this.errorBody(err));
   }
+
+  result(text: string, obj: Record<string, unknown>): string {
+    this.rec.usage = mergeAnthropicUsage(undefined, obj.usage as never);
+    this.rec.finishReason = typeof obj.stop_reason === 'string' ? obj.stop_reason : undefined;
+    if (!this.rewriteModel) return text;
+    obj.model = this.callerModel;
+    return JSON.stringify(obj);
+  }
 }
 
 function safeParse(data: string): unknown {
@@ -84,25 +86,4 @@ function safeParse(data: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-const ANTHROPIC_TYPES: Record<string, GatewayError['kind']> = {
-  invalid_request_error: 'invalid_request',
-  authentication_error: 'bad_gateway',
-  permission_error: 'bad_gateway',
-  billing_error: 'billing',
-  not_found_error: 'not_found',
-  request_too_large: 'request_too_large',
-  rate_limit_error: 'rate_limit',
-  api_error: 'api_error',
-  overloaded_error: 'overloaded',
-  timeout_error: 'timeout',
-};
-
-export function errorFromFrame(data: string): GatewayError {
-  const obj = safeParse(data) as { error?: { type?: string; message?: string } } | undefined;
-  const type = obj?.error?.type ?? 'api_error';
-  const message = obj?.error?.message ?? 'upstream error';
-  const kind = /prompt is too long/i.test(message) ? 'context_overflow' : (ANTHROPIC_TYPES[type] ?? 'api_error');
-  return new GatewayError(kind, message);
 }

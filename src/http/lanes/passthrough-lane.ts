@@ -1,34 +1,47 @@
 // Pass-through lane: the caller's protocol is the upstream's. The body is forwarded with only the
 // model replaced; the answer is relayed as it arrives (unknown fields and event types survive), with
 // a tap for usage, finish and errors. The fast path and the lossless one.
-import { readText, transportError } from '../../drivers/http-client.js';
 import { driverFor } from '../../drivers/registry.js';
+import { readText, transportError } from '../../drivers/http-client.js';
 import { SseParser } from '../../drivers/sse-parser.js';
+import { looksLikeJsonObject, malformedFrameMessage } from '../../drivers/stream-frame.js';
+import type { Driver } from '../../drivers/types.js';
 import { GatewayError } from '../../errors.js';
+import { driverTarget } from '../../router/driver-target.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import type { Generation } from '../generation.js';
 import { SseReply } from '../sse-reply.js';
-import { MessagesRelay, type Relay } from './messages-relay.js';
-import { passthroughRequest } from './passthrough-body.js';
+import { MessagesRelay } from './messages-relay.js';
+import type { Relay } from './relay.js';
 import { ResponsesRelay } from './responses-relay.js';
 import { callUpstream } from './upstream-call.js';
-import { mergeAnthropicUsage, responsesUsage } from './usage-taps.js';
 
-const PING_FRAME = 'event: ping\ndata: {"type":"ping"}\n\n';
-const KEEPALIVE_COMMENT = ': keep-alive\n\n';
+/** The relay of each front-door protocol; failure frames classified by the upstream's driver. */
+const RELAYS: Record<Generation['codec']['protocol'], (gen: Generation, rewriteModel: boolean, driver: Driver) => Relay> = {
+  messages: (gen, rewrite, driver) =>
+    new MessagesRelay(gen.rec, gen.ir.model, rewrite, (err) => gen.codec.encodeError(err, gen.requestId).body, driver.decodeStreamError),
+  responses: (gen, rewrite, driver) => new ResponsesRelay(gen.rec, gen.ir.model, rewrite, driver.decodeStreamError),
+};
 
 export async function runPassthroughLane(gen: Generation, target: RouteTarget): Promise<void> {
   const provider = target.provider;
   const protocol = gen.codec.protocol;
   const driver = driverFor(protocol);
+  if (!driver.passthroughRequest) throw new GatewayError('api_error', `no pass-through for ${protocol}`);
   // Nothing is translated here, so nothing is lost: decode-time warnings do not apply.
   gen.warnings = [];
   gen.rec.warnings = gen.warnings;
-  const encoded = passthroughRequest(gen, provider, target.model, target.target, protocol === 'messages' ? '/v1/messages' : '/responses');
+  const settings = target.target;
+  const encoded = driver.passthroughRequest(
+    gen.body,
+    driverTarget(provider, target.model, driver.forwardedHeaders(gen.request.headers, protocol)),
+    settings.defaults,
+    settings.overrides,
+  );
   const call = await callUpstream(gen, target, driver, encoded);
   const { response } = call;
   const rec = gen.rec;
-  const rewrite = target.model !== gen.ir.model;
+  const relay = RELAYS[protocol](gen, target.model !== gen.ir.model, driver);
 
   if (!gen.ir.stream) {
     let text: string;
@@ -41,29 +54,16 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     } finally {
       call.finish();
     }
-    if (protocol === 'messages') {
-      rec.usage = mergeAnthropicUsage(undefined, obj.usage as never);
-      rec.finishReason = typeof obj.stop_reason === 'string' ? obj.stop_reason : undefined;
-    } else {
-      rec.usage = responsesUsage(obj.usage as never);
-      rec.finishReason = typeof obj.status === 'string' ? obj.status : undefined;
-    }
-    if (rewrite) {
-      obj.model = gen.ir.model;
-      text = JSON.stringify(obj);
-    }
-    gen.committed = true;
+    text = relay.result(text, obj);
+    gen.commit();
     rec.status = 200;
     gen.reply.code(200).headers(gen.baseHeaders(target)).type('application/json').send(text);
     return;
   }
 
-  const relay: Relay =
-    protocol === 'messages'
-      ? new MessagesRelay(rec, gen.ir.model, rewrite, (err) => gen.codec.encodeError(err, gen.requestId).body)
-      : new ResponsesRelay(rec, gen.ir.model, rewrite);
   const body = response.body;
   const obs = gen.ctx.obs;
+  const keepAlive = gen.codec.keepAliveFrame;
 
   return new Promise<void>((resolve, reject) => {
     let sse: SseReply | undefined;
@@ -76,6 +76,25 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     };
     const parser = new SseParser((frame) => {
       if (settled) return;
+      if (!looksLikeJsonObject(frame.data)) {
+        // After the terminal frame the answer is whole: a trailing marker (`[DONE]`) is dropped.
+        if (relay.finished) return;
+        // Not relayed as is: the caller's SDK would choke on it. Before the first byte it fails the
+        // attempt (the router may fall back); after, the stream ends with the protocol's error frames,
+        // as the translation lane does. Counted through the record's error kind.
+        const err = new GatewayError('api_error', malformedFrameMessage(frame.data));
+        call.abort.abort();
+        call.finish();
+        if (!sse) {
+          settle(err);
+          return;
+        }
+        rec.errorKind = err.kind;
+        sse.write(relay.closingFrames(err));
+        sse.end();
+        settle();
+        return;
+      }
       if (!sse) {
         const early = relay.earlyError(frame);
         if (early) {
@@ -83,13 +102,13 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
           settle(early);
           return;
         }
-        gen.committed = true;
+        gen.commit();
         gen.reply.hijack();
         sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
         rec.status = 200;
         obs.streamOpened(rec);
         sse.open(gen.baseHeaders(target), () => {
-          if (!relay.finished) sse!.write(protocol === 'messages' ? PING_FRAME : KEEPALIVE_COMMENT);
+          if (!relay.finished) sse!.write(keepAlive);
         });
       }
       const t0 = performance.now();

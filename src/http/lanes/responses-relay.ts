@@ -1,12 +1,14 @@
 // Pass-through relay for OpenAI Responses streams: frames re-emitted as they arrive; the lifecycle
 // frames (created / in_progress / completed / incomplete / failed) get the caller's model name back
 // and feed the usage tap; finished items are remembered so a stream cut short can still end with a
-// proper `response.failed` (Codex fails a turn that never sees a terminal event).
+// proper `response.failed` (Codex fails a turn that never sees a terminal event). Failure frames are
+// classified by the driver (Driver.decodeStreamError), as in the translation lane.
+import { failedCodeFor, streamErrorTypeFor } from '../../codecs/openai-responses/map-finish.js';
 import { sseFrame } from '../../codecs/sse.js';
 import type { SseFrame } from '../../drivers/sse-parser.js';
-import { GatewayError } from '../../errors.js';
+import type { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../observability/request-record.js';
-import type { Relay } from './messages-relay.js';
+import type { Relay } from './relay.js';
 import { responsesUsage } from './usage-taps.js';
 
 const LIFECYCLE = new Set(['response.created', 'response.in_progress', 'response.queued', 'response.completed', 'response.incomplete', 'response.failed']);
@@ -23,12 +25,14 @@ export class ResponsesRelay implements Relay {
     private readonly rec: RequestRecord,
     private readonly callerModel: string,
     private readonly rewriteModel: boolean,
+    /** The driver's classification of a failure frame's data. */
+    private readonly classify: (data: string) => GatewayError,
   ) {}
 
   earlyError(frame: SseFrame): GatewayError | undefined {
     const type = frame.event ?? typeOf(frame.data);
     if (type !== 'error' && type !== 'response.failed') return undefined;
-    return errorFromData(frame.data);
+    return this.classify(frame.data);
   }
 
   frame(frame: SseFrame): string {
@@ -48,7 +52,7 @@ export class ResponsesRelay implements Relay {
         if (TERMINAL.has(type)) {
           this.finished = true;
           this.rec.usage = responsesUsage(r.usage as never);
-          if (type === 'response.failed') this.rec.errorKind = errorFromData(data).kind;
+          if (type === 'response.failed') this.rec.errorKind = this.classify(data).kind;
           else this.rec.finishReason = type === 'response.completed' ? 'completed' : `incomplete:${(r.incomplete_details as { reason?: string } | null)?.reason ?? ''}`;
         }
       }
@@ -57,9 +61,17 @@ export class ResponsesRelay implements Relay {
     } else if (type.endsWith('.delta')) {
       if (this.rec.tFirstToken === 0) this.rec.tFirstToken = performance.now();
     } else if (type === 'error') {
-      this.rec.errorKind = errorFromData(data).kind;
+      this.rec.errorKind = this.classify(data).kind;
     }
     return sseFrame(type, data);
+  }
+
+  result(text: string, obj: Record<string, unknown>): string {
+    this.rec.usage = responsesUsage(obj.usage as never);
+    this.rec.finishReason = typeof obj.status === 'string' ? obj.status : undefined;
+    if (!this.rewriteModel) return text;
+    obj.model = this.callerModel;
+    return JSON.stringify(obj);
   }
 
   private finishedItems(): unknown[] {
@@ -73,8 +85,9 @@ export class ResponsesRelay implements Relay {
 
   closingFrames(err: GatewayError): string {
     this.finished = true;
-    const code = err.kind === 'rate_limit' ? 'rate_limit_exceeded' : err.kind === 'context_overflow' ? 'context_length_exceeded' : 'server_error';
-    const errorType = err.kind === 'rate_limit' ? 'rate_limit_error' : err.kind === 'context_overflow' ? 'invalid_request_error' : 'server_error';
+    // The same codes as the translation lane's encoder, so a caller sees one failure shape.
+    const code = failedCodeFor(err.kind);
+    const errorType = streamErrorTypeFor(err.kind);
     const seq = this.frames;
     const errorFrame = sseFrame(
       'error',
@@ -107,24 +120,4 @@ function safeParse(data: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function errorFromData(data: string): GatewayError {
-  const obj = safeParse(data) as
-    | { code?: string; message?: string; error?: { code?: string; message?: string; type?: string }; response?: { error?: { code?: string; message?: string } } }
-    | undefined;
-  const e = obj?.response?.error ?? obj?.error ?? obj;
-  const code = e?.code ?? '';
-  const message = e?.message ?? 'upstream error';
-  const kind =
-    code === 'rate_limit_exceeded'
-      ? 'rate_limit'
-      : code === 'context_length_exceeded'
-        ? 'context_overflow'
-        : code === 'insufficient_quota'
-          ? 'billing'
-          : code === 'server_is_overloaded' || code === 'slow_down'
-            ? 'overloaded'
-            : 'api_error';
-  return new GatewayError(kind, message, { code: code || undefined });
 }

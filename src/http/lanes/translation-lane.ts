@@ -1,17 +1,17 @@
 // Translation lane: caller protocol ≠ upstream protocol. IR → driver request → upstream stream →
 // driver decoder → IR events → the caller's encoder (event-delivery).
-import type { ProviderConfig } from '../../config/types.js';
 import { GatewayError } from '../../errors.js';
-import { driverFor, driverTarget } from '../../drivers/registry.js';
+import { driverFor } from '../../drivers/registry.js';
 import { readText, transportError } from '../../drivers/http-client.js';
 import { SseParser } from '../../drivers/sse-parser.js';
 import { resultToEvents } from '../../ir/result-to-events.js';
-import type { IrRequest, Protocol, Warning } from '../../ir/types.js';
+import type { Protocol, Warning } from '../../ir/types.js';
+import { driverTarget } from '../../router/driver-target.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import { applyTargetSettings } from '../../router/target-settings.js';
+import { upstreamStreams } from '../../router/upstream-streaming.js';
 import { EventDelivery } from '../event-delivery.js';
 import type { Generation } from '../generation.js';
-import { forwardedHeaders } from './forwarded-headers.js';
 import { callUpstream } from './upstream-call.js';
 
 export async function runTranslationLane(gen: Generation, target: RouteTarget): Promise<void> {
@@ -21,7 +21,7 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
   const streamUpstream = upstreamStreams(provider, ir);
   // Warnings are per attempt: a fallback target may drop different things.
   const warnings: Warning[] = gen.warnings.slice(0, gen.baseWarningCount);
-  const encoded = driver.encodeRequest(ir, driverTarget(provider, target.model, forwardedHeaders(gen, provider.protocol)), streamUpstream, warnings);
+  const encoded = driver.encodeRequest(ir, driverTarget(provider, target.model, driver.forwardedHeaders(gen.request.headers, gen.codec.protocol)), streamUpstream, warnings);
   gen.warnings = warnings;
   gen.rec.warnings = warnings;
 
@@ -75,26 +75,4 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
     delivery.sourceFailed(gerr);
   });
   return delivery.done;
-}
-
-/** The largest answer a non-streamed caller gets from a non-streamed upstream call under `auto`. */
-export const AUTO_UNSTREAMED_MAX_TOKENS = 8192;
-
-/**
- * Whether the upstream call streams. A streamed caller: always. A non-streamed caller: under `auto`,
- * only when its answer may be long (no bound, or above AUTO_UNSTREAMED_MAX_TOKENS) — a long answer
- * fetched in one body would show no byte for minutes, so the first-byte timeout could no longer tell
- * a stalled upstream from a busy one. A short bounded answer is fetched in one body: one JSON parse
- * instead of an event stream to parse and fold (3.2–4.5k → 6.8–8.0k requests/s on one core, see README).
- */
-export function upstreamStreams(provider: ProviderConfig, ir: IrRequest): boolean {
-  if (ir.stream) return true;
-  switch (provider.streamUpstream) {
-    case 'always':
-      return true;
-    case 'never':
-      return false;
-    default:
-      return ir.maxOutputTokens === undefined || ir.maxOutputTokens > AUTO_UNSTREAMED_MAX_TOKENS;
-  }
 }

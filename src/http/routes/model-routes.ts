@@ -3,10 +3,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { messagesCodec } from '../../codecs/anthropic-messages/index.js';
 import { responsesCodec } from '../../codecs/openai-responses/index.js';
-import { GatewayError, toGatewayError } from '../../errors.js';
-import { authenticate } from '../auth.js';
+import { toGatewayError } from '../../errors.js';
 import type { AppContext } from '../context.js';
 import { requestIdFor, sendError } from '../reply-helpers.js';
+import { identifyCaller, resolveModel } from '../route-preamble.js';
 
 const CREATED = '2025-01-01T00:00:00Z';
 const CREATED_UNIX = 1735689600;
@@ -30,12 +30,12 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext): void
     const codec = anthropic ? messagesCodec : responsesCodec;
     const requestId = requestIdFor(request);
     try {
-      authenticate(ctx.config.authKeys, request.headers);
+      identifyCaller(ctx, request);
       const ids = ctx.table.aliases;
       const body = anthropic
         ? { data: ids.map(anthropicModel), has_more: false, first_id: ids[0] ?? null, last_id: ids[ids.length - 1] ?? null }
         : { object: 'list', data: ids.map((id) => openaiModel(id, ownerOf(ctx, id))) };
-      reply.header(anthropic ? 'request-id' : 'x-request-id', requestId).type('application/json').send(JSON.stringify(body));
+      reply.header(codec.requestIdHeader, requestId).type('application/json').send(JSON.stringify(body));
     } catch (err) {
       sendError(reply, codec, toGatewayError(err), requestId);
     }
@@ -46,12 +46,11 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext): void
     const codec = anthropic ? messagesCodec : responsesCodec;
     const requestId = requestIdFor(request);
     try {
-      authenticate(ctx.config.authKeys, request.headers);
+      identifyCaller(ctx, request);
       const id = request.params.id;
-      const plan = ctx.table.resolve(id);
-      if (!plan) throw new GatewayError('not_found', `model "${id}" is not configured on this gateway`, { param: 'model', code: 'model_not_found' });
+      resolveModel(ctx, id);
       const body = anthropic ? anthropicModel(id) : openaiModel(id, ownerOf(ctx, id));
-      reply.header(anthropic ? 'request-id' : 'x-request-id', requestId).type('application/json').send(JSON.stringify(body));
+      reply.header(codec.requestIdHeader, requestId).type('application/json').send(JSON.stringify(body));
     } catch (err) {
       sendError(reply, codec, toGatewayError(err), requestId);
     }

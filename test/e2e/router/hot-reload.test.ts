@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { resolveConfig } from '../../../src/config/load-config.js';
-import { createConfigReloader } from '../../../src/router/reload.js';
+import { createConfigReloader } from '../../../src/config/reload.js';
 import { startHarness, type Harness } from '../../support/gateway-harness.js';
 import { agentLoopReply, type Reply } from '../../support/scripted-upstream/index.js';
 import { generations, provider, user, waitFor } from './support.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors.js';
-import { backoffDelay } from '../../../src/http/generation.js';
+import { backoffDelay } from '../../../src/router/attempts.js';
 
 const plain = new GatewayError('overloaded', 'busy');
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { AUTO_UNSTREAMED_MAX_TOKENS, upstreamStreams } from '../../../src/http/lanes/translation-lane.js';
+import { AUTO_UNSTREAMED_MAX_TOKENS, upstreamStreams } from '../../../src/router/upstream-streaming.js';
 import type { IrRequest } from '../../../src/ir/types.js';
 
 function providers(setting: string) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '../../../src/config/types.js';
-import { createConfigReloader, type ConfigReloader } from '../../../src/router/reload.js';
+import { createConfigReloader, type ConfigReloader } from '../../../src/config/reload.js';
 
 const yaml = (alias: string) => `
 providers:

@@ -7,8 +7,8 @@
 // Events are debounced, and a reload triggered by the watcher is skipped when the text is unchanged.
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../config/load-config.js';
-import type { GatewayConfig } from '../config/types.js';
+import { ConfigError, loadConfig } from './load-config.js';
+import type { GatewayConfig } from './types.js';
 
 export type ReloadOutcome =
   | { status: 'applied'; config: GatewayConfig }

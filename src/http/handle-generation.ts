@@ -1,0 +1,132 @@
+// One generation request through either front door: the preamble (authenticate, decode, resolve the
+// model), admission, then the router's attempt loop, each attempt run through the lane its deployment
+// needs (pass-through, translation, or the in-process demo); accounting once it is over.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { InboundCodec } from '../codecs/types.js';
+import { GatewayError, toGatewayError, type GatewayErrorKind } from '../errors.js';
+import { RequestRecord } from '../observability/request-record.js';
+import { runAttempts } from '../router/attempts.js';
+import type { RouteTarget } from '../router/model-table.js';
+import { preferReasoningFamily } from '../router/reasoning-affinity.js';
+import { assertResolvedFor, expandItemReferences } from '../responses-store/expand-item-references.js';
+import type { AppContext } from './context.js';
+import { Generation } from './generation.js';
+import { newId } from './ids.js';
+import { runDemoLane } from './lanes/demo-lane.js';
+import { runPassthroughLane } from './lanes/passthrough-lane.js';
+import { runTranslationLane } from './lanes/translation-lane.js';
+import { resolvePreviousResponse } from './previous-response.js';
+import { requestIdFor, sendError } from './reply-helpers.js';
+import { accountGeneration, admitGeneration } from './request-seams.js';
+import { identifyCaller, runPreamble } from './route-preamble.js';
+
+export async function handleGeneration(ctx: AppContext, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const requestId = requestIdFor(request);
+  const rec = new RequestRecord(requestId, codec.protocol, performance.now());
+  ctx.obs.requestStarted(rec);
+  const clientGone = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) {
+      rec.clientAborted = true;
+      clientGone.abort();
+    }
+  });
+  let gen: Generation | undefined;
+  try {
+    const caller = identifyCaller(ctx, request);
+    // Responses `item_reference` inputs become the caller's stored items before decoding.
+    const body = await expandItemReferences(codec.protocol, request.body as Record<string, unknown>, (m) => ctx.table.resolve(m), ctx.store, caller.name);
+    const pre = runPreamble(
+      ctx,
+      request,
+      codec.decodeRequest,
+      (ir) => {
+        rec.tDecoded = performance.now();
+        rec.requestedModel = ir.model;
+        rec.stream = ir.stream;
+      },
+      caller,
+      body,
+    );
+    rec.modelLabel = pre.plan.label;
+    rec.tRouted = performance.now();
+    rec.warnings = pre.warnings;
+    const ir = await resolvePreviousResponse(ctx, pre.ir, pre.plan);
+    gen = new Generation(
+      { ctx, codec, ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone },
+      newId(codec.responseIdPrefix),
+    );
+    await admitGeneration(gen);
+    await runPlan(gen);
+  } catch (err) {
+    const gerr = toGatewayError(err);
+    rec.errorKind = gerr.kind;
+    if (!reply.sent && !reply.raw.headersSent) {
+      rec.status = sendError(reply, codec, gerr, requestId);
+    }
+    if (!(err instanceof GatewayError)) {
+      ctx.logger.error({ requestId, err: ctx.obs.safeError(err) }, 'unexpected failure');
+    }
+  } finally {
+    rec.tEnd = performance.now();
+    ctx.obs.requestFinished(rec);
+  }
+  if (gen) {
+    await accountGeneration(gen).catch((err: unknown) => {
+      ctx.logger.error({ requestId, err: ctx.obs.safeError(err) }, 'accounting failed');
+    });
+  }
+}
+
+/** The router decides (order, retries, waits); this side runs each attempt and keeps the record. */
+function runPlan(gen: Generation): Promise<void> {
+  const { ctx, rec } = gen;
+  // Opaque reasoning goes back only to the family that made it: try that family first.
+  const targets = preferReasoningFamily(gen.plan.targets, gen.ir);
+  return runAttempts(targets, ctx.health, {
+    signal: gen.clientGone.signal,
+    committed: () => gen.committed,
+    onAttemptStart({ target, attempt, fallback }) {
+      if (fallback) {
+        rec.fallbacks++;
+        ctx.obs.recordFallback(rec.modelLabel);
+      }
+      rec.attempts++;
+      if (attempt > 1) rec.retries++;
+      rec.provider = target.provider.name;
+      rec.upstreamProtocol = target.provider.protocol;
+      rec.upstreamModel = target.model;
+      // Per attempt: an early error event of a failed attempt is not this attempt's outcome.
+      rec.errorKind = undefined;
+    },
+    onAttemptEnd(target, outcome) {
+      ctx.obs.recordAttempt(target.provider.name, outcome);
+    },
+    async runAttempt(target) {
+      gen.attemptTarget = target;
+      try {
+        await runLane(gen, target);
+      } finally {
+        gen.attemptTarget = undefined;
+      }
+      // The stream failed after the caller got its first byte: the router still counts it.
+      return gen.rec.errorKind as GatewayErrorKind | undefined;
+    },
+  });
+}
+
+function runLane(gen: Generation, target: RouteTarget): Promise<void> {
+  const protocol = target.provider.protocol;
+  // A reference kept for OpenAI cannot be served by another protocol (a fallback): a 400 naming it.
+  if (protocol !== 'responses') assertResolvedFor(gen.codec.protocol, gen.body, target.provider.name);
+  if (protocol === 'demo') {
+    gen.rec.lane = 'local';
+    return runDemoLane(gen, target);
+  }
+  if (protocol === gen.codec.protocol) {
+    gen.rec.lane = 'passthrough';
+    return runPassthroughLane(gen, target);
+  }
+  gen.rec.lane = 'translation';
+  return runTranslationLane(gen, target);
+}

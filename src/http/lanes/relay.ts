@@ -1,0 +1,19 @@
+// The contract of a pass-through relay: re-emit the upstream's frames as they arrive, reading only
+// the few that carry usage, the finish or a failure. One relay per front-door protocol.
+import type { SseFrame } from '../../drivers/sse-parser.js';
+import type { GatewayError } from '../../errors.js';
+
+export interface Relay {
+  /** The frame text to write to the caller. */
+  frame(frame: SseFrame): string;
+  /** The frame reports a failure before anything was relayed: the lane turns it into a real status
+   * (and the router may retry or fall back). Classified with the driver's own table. */
+  earlyError(frame: SseFrame): GatewayError | undefined;
+  /** True once the protocol's terminal frame went through. */
+  readonly finished: boolean;
+  /** The frames that close a stream cut short (Messages: error; Responses: error + response.failed). */
+  closingFrames(err: GatewayError): string;
+  /** A non-streamed answer's body: read usage and the finish; rewrite `model` when asked. Returns the
+   * text to send (the upstream's own when nothing changed). */
+  result(text: string, obj: Record<string, unknown>): string;
+}

@@ -1,0 +1,52 @@
+// What every model-facing route does first, once: authenticate the caller, decode the body with the
+// door's codec, and resolve the model to a route plan. Errors are thrown as GatewayErrors; the route
+// answers them in its door's envelope (reply-helpers.ts sendError).
+import type { FastifyRequest } from 'fastify';
+import { GatewayError } from '../errors.js';
+import type { IrRequest, Warning } from '../ir/types.js';
+import type { RoutePlan } from '../router/model-table.js';
+import type { Caller } from '../access/caller.js';
+import { identify } from './auth.js';
+import type { AppContext } from './context.js';
+
+export interface Preamble {
+  /** Who is calling (the anonymous caller under open access). */
+  caller: Caller;
+  body: Record<string, unknown>;
+  ir: IrRequest;
+  /** Decode warnings (the lanes add their own per attempt). */
+  warnings: Warning[];
+  plan: RoutePlan;
+}
+
+/** The caller the auth hook (auth-hook.ts) identified before the body was read. */
+export function identifyCaller(ctx: AppContext, request: FastifyRequest): Caller {
+  return request.caller ?? identify(ctx.config, request.headers);
+}
+
+/** The model's route plan; a model this gateway does not serve is a 404 naming the field. */
+export function resolveModel(ctx: AppContext, model: string): RoutePlan {
+  const plan = ctx.table.resolve(model);
+  if (!plan) {
+    throw new GatewayError('not_found', `model "${model}" is not configured on this gateway`, { param: 'model', code: 'model_not_found' });
+  }
+  return plan;
+}
+
+/** Authenticate, decode (with the given decoder of the door's codec), resolve the model. `onDecoded`
+ * lets the caller stamp its record between the steps (decode and routing are timed separately).
+ * `body` replaces the caller's body when a step before decoding rewrote it (item references). */
+export function runPreamble(
+  ctx: AppContext,
+  request: FastifyRequest,
+  decode: (body: unknown, warnings: Warning[]) => IrRequest,
+  onDecoded?: (ir: IrRequest) => void,
+  caller: Caller = identifyCaller(ctx, request),
+  body = request.body as Record<string, unknown>,
+): Preamble {
+  const warnings: Warning[] = [];
+  const ir = decode(body, warnings);
+  onDecoded?.(ir);
+  const plan = resolveModel(ctx, ir.model);
+  return { caller, body, ir, warnings, plan };
+}
