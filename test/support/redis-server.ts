@@ -42,7 +42,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     new Promise((resolve, reject) => {
       const proc = spawn(
         'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'],
+        ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'notice'],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       child = proc;
