@@ -55,6 +55,7 @@ export class FileStateStore implements StateStore {
   private timer: NodeJS.Timeout | undefined;
   private readonly pollMs: number;
   private closed = false;
+  private readonly onError: StoreOptions['onError'];
 
   constructor(options: FileStoreOptions) {
     mkdirSync(options.path, { recursive: true });
@@ -62,6 +63,7 @@ export class FileStateStore implements StateStore {
     this.now = options.now ?? Date.now;
     this.boundOf = namespaceBounds(options);
     this.pollMs = options.pollMs ?? POLL_MS;
+    this.onError = options.onError;
     const db = this.db;
     this.io = {
       getWindow: (key) => (db.get('w\0' + key) as { x: number[] } | undefined)?.x,
@@ -74,12 +76,14 @@ export class FileStateStore implements StateStore {
   }
 
   private run<T>(op: string, fn: () => T): T {
-    if (this.closed) throw new StateUnavailableError(op, 'state store (file) is closed');
+    if (this.closed) throw new StateUnavailableError(op, 'state store unavailable (file): closed');
     try {
       return fn();
     } catch (err) {
       if (err instanceof RangeError && /exceeds the/.test(err.message)) throw err;
-      throw new StateUnavailableError(op, `state store (file) failed on ${op}: ${(err as Error).message}`, { cause: err });
+      const e = new StateUnavailableError(op, `state store unavailable (file, ${op}): ${(err as Error).message}`, { cause: err });
+      this.onError?.(op, e);
+      throw e;
     }
   }
 

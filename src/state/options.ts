@@ -9,6 +9,9 @@ export interface StoreOptions {
   defaultMaxBytes?: number;
   /** Tests move time; memory and file read it, Redis always uses the server's TIME. */
   now?: () => number;
+  /** Hears every failed call (op: get|put|delete|admit|inspect|charge|release|read_counters|publish|ping),
+   * for `switchyard_state_errors_total{op}`. */
+  onError?: (op: string, err: Error) => void;
 }
 
 export function namespaceBounds(options: StoreOptions): (ns: string) => number {

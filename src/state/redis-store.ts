@@ -80,7 +80,9 @@ export class RedisStateStore implements StateStore {
       return await fn();
     } catch (err) {
       const detail = (err as Error).message || this.lastError || 'unknown error';
-      throw new StateUnavailableError(op, `state store unavailable (redis at ${this.where}, ${op}): ${detail}`, { cause: err });
+      const e = new StateUnavailableError(op, `state store unavailable (redis at ${this.where}, ${op}): ${detail}`, { cause: err });
+      this.options.onError?.(op, e);
+      throw e;
     }
   }
 
