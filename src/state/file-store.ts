@@ -87,8 +87,15 @@ export class FileStateStore implements StateStore {
     }
   }
 
+  /** lmdb-js renews its read snapshot once per event-loop turn; renew now so a write another process
+   * committed a moment ago is seen even within the same turn. */
+  private fresh(): void {
+    this.db.resetReadTxn();
+  }
+
   async getDoc(ns: string, id: string, owner: string): Promise<Uint8Array | undefined> {
     return this.run('get', () => {
+      this.fresh();
       const doc = this.db.get(`d\0${ns}\0${id}`) as DocRecord | undefined;
       if (!doc || doc.o !== owner || doc.e <= this.now()) return undefined;
       return doc.v;
@@ -152,7 +159,10 @@ export class FileStateStore implements StateStore {
   }
 
   async inspect(checks: readonly AdmissionCheck[]): Promise<CheckState[]> {
-    return this.run('inspect', () => inspectChecks(checks, this.now(), this.io));
+    return this.run('inspect', () => {
+      this.fresh();
+      return inspectChecks(checks, this.now(), this.io);
+    });
   }
 
   async charge(charges: readonly Charge[]): Promise<void> {
@@ -165,6 +175,7 @@ export class FileStateStore implements StateStore {
 
   async readCounters(keys: readonly string[]): Promise<number[]> {
     return this.run('read_counters', () => {
+      this.fresh();
       const now = this.now();
       return keys.map((k) => counterValue(this.db.get('c\0' + k) as CounterRecord | undefined, now));
     });
@@ -206,8 +217,7 @@ export class FileStateStore implements StateStore {
   private poll(): void {
     if (this.closed) return;
     try {
-      // A fresh snapshot, so writes committed by other processes become visible.
-      this.db.resetReadTxn();
+      this.fresh();
       for (const [channel, sub] of this.subs) {
         const seq = (this.db.get('ps\0' + channel) as number | undefined) ?? 0;
         if (seq <= sub.last) continue;

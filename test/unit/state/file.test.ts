@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStateStore } from '../../../src/state/file-store.js';
 import { stateStoreContract } from './contract.js';
@@ -38,6 +40,22 @@ describe('file (LMDB) state store', () => {
       expect(await second.readCounters(['spend'])).toEqual([3]);
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe('file (LMDB) read freshness', () => {
+  it('sees a write another process committed within the same event-loop turn', async () => {
+    const dir = join(root, 'fresh');
+    const store = new FileStateStore({ path: dir });
+    try {
+      expect(await store.getDoc('docs', 'x', 'owner-a')).toBeUndefined();
+      // A synchronous child: no turn of our event loop passes between its commit and our read.
+      const worker = fileURLToPath(new URL('./race-worker.ts', import.meta.url));
+      execFileSync(process.execPath, ['--import', 'tsx', worker, 'file', dir, '', 'put', 'x', 'hello'], { timeout: 20_000 });
+      expect(Buffer.from((await store.getDoc('docs', 'x', 'owner-a'))!).toString()).toBe('hello');
+    } finally {
+      await store.close();
     }
   });
 });
