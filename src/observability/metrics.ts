@@ -302,13 +302,6 @@ export function createMetrics(options: MetricsOptions = {}) {
     registers,
   });
 
-  const stateErrors = new Counter({
-    name: n('state_errors_total'),
-    help: 'Failed calls to the shared state store (memory, file or redis), by operation (get, put, delete, admit, charge, …).',
-    labelNames: ['op'] as const,
-    registers,
-  });
-
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX });
 
   return {
@@ -334,6 +327,5 @@ export function createMetrics(options: MetricsOptions = {}) {
     translationWarnings,
     circuitState,
     circuitTransitions,
-    stateErrors,
   };
 }

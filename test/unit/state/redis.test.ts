@@ -41,7 +41,8 @@ describe('redis state store', () => {
   });
 
   it('fails fast with StateUnavailableError while Redis is down, and recovers by itself when it returns', async () => {
-    const store = new RedisStateStore({ url: redis.url, keyPrefix: 'outage:', opTimeoutMs: 1000 });
+    const failedOps: string[] = [];
+    const store = new RedisStateStore({ url: redis.url, keyPrefix: 'outage:', opTimeoutMs: 1000, onError: (op) => failedOps.push(op) });
     try {
       await store.putDoc('docs', 'before', 'alice', Buffer.from('x'), 60_000);
       await redis.kill();
@@ -59,6 +60,8 @@ describe('redis state store', () => {
         expect((err as Error).message).toMatch(/state store unavailable \(redis at redis:\/\/127\.0\.0\.1:\d+/);
         expect(Date.now() - started).toBeLessThan(2500);
       }
+      // Each failure reached the hook that feeds switchyard_state_errors_total{op}.
+      expect(failedOps).toEqual(['get', 'admit', 'ping']);
       await redis.start();
       // The server came back empty (no persistence): what matters is that calls work again unaided.
       const deadline = Date.now() + 10_000;
