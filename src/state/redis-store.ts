@@ -72,6 +72,9 @@ export class RedisStateStore implements StateStore {
     client.on('error', (err: Error) => {
       this.lastError = err.message;
     });
+    client.on('ready', () => {
+      this.lastError = undefined;
+    });
     return client;
   }
 
@@ -79,7 +82,9 @@ export class RedisStateStore implements StateStore {
     try {
       return await fn();
     } catch (err) {
-      const detail = (err as Error).message || this.lastError || 'unknown error';
+      // ioredis reports "max retries reached" for a refused connection; the connection error says why.
+      const message = (err as Error).message || 'unknown error';
+      const detail = this.lastError && /max retries/i.test(message) ? `cannot connect: ${this.lastError}` : message;
       const e = new StateUnavailableError(op, `state store unavailable (redis at ${this.where}, ${op}): ${detail}`, { cause: err });
       this.options.onError?.(op, e);
       throw e;
@@ -215,6 +220,17 @@ export class RedisStateStore implements StateStore {
   async close(): Promise<void> {
     this.handlers.clear();
     const all = [this.client, this.subscriber].filter((c): c is Redis => c !== undefined);
-    await Promise.all(all.map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all(
+      all.map(async (c) => {
+        // QUIT only on a live connection (bounded); a lazy or broken one would otherwise connect or wait first.
+        if (c.status === 'ready') {
+          let timer: NodeJS.Timeout | undefined;
+          const bound = new Promise<void>((r) => (timer = setTimeout(r, this.opTimeoutMs)));
+          await Promise.race([c.quit().catch(() => {}), bound]);
+          clearTimeout(timer);
+        }
+        c.disconnect();
+      }),
+    );
   }
 }
