@@ -1,9 +1,9 @@
 // Admission arithmetic shared by the in-process backends (memory, file). The Redis backend runs the
 // same rules in Lua (redis-scripts.ts); the contract suite holds all three to one behaviour.
 //
-// Representations: a window is a flat, time-ordered array [t0, amount0, t1, amount1, …] of what was
-// recorded (a sliding log, exact at any instant); a counter is {v, e} (value, expiry in ms epoch);
-// leases are {leaseId: expiresAt}.
+// Representations: a window is a flat array [bucket0, sum0, bucket1, sum1, …] in bucket order, each
+// bucket 1/60 of the window wide (bounded work per call, whatever the traffic); a counter is {v, e}
+// (value, expiry in ms epoch); leases are {leaseId: expiresAt}.
 import { randomBytes } from 'node:crypto';
 import type { AdmissionCheck, AdmissionResult, Charge, CheckState, Lease } from './types.js';
 
@@ -23,12 +23,27 @@ export interface AdmissionIo {
   setLeases(key: string, leases: LeaseRecord | undefined): void;
 }
 
-/** Entries of a window still inside it at `now` (an entry recorded at t counts while t > now - windowMs). */
+/** Width of a window's buckets: 1/60 of the window (one second for a minute), at least 1 ms. A key is
+ * always used with one window length, so its buckets never change width. */
+export function bucketMs(windowMs: number): number {
+  return Math.max(1, Math.ceil(windowMs / 60));
+}
+
+/**
+ * When a bucket's amounts stop counting: as if all were recorded at its last millisecond. So an amount
+ * counts for at least windowMs and at most one bucket longer — never less, so no stretch of windowMs
+ * ever holds more than the limit.
+ */
+export function leavesAt(bucket: number, width: number, windowMs: number): number {
+  return (bucket + 1) * width - 1 + windowMs;
+}
+
+/** Buckets of a window that still count at `now`. */
 export function liveWindow(entries: number[] | undefined, now: number, windowMs: number): number[] {
   if (!entries || entries.length === 0) return [];
-  const from = now - windowMs;
+  const width = bucketMs(windowMs);
   let i = 0;
-  while (i < entries.length && entries[i]! <= from) i += 2;
+  while (i < entries.length && leavesAt(entries[i]!, width, windowMs) <= now) i += 2;
   return i === 0 ? entries : entries.slice(i);
 }
 
@@ -38,13 +53,14 @@ function windowSum(entries: number[]): number {
   return sum;
 }
 
-/** Milliseconds until a window would admit `cost`: entries leave oldest first. */
+/** Milliseconds until a window would admit `cost`: buckets leave oldest first. */
 function windowRetry(entries: number[], used: number, limit: number, cost: number, now: number, windowMs: number): number {
   if (cost > limit) return windowMs; // never passes; a full window is the honest upper bound
+  const width = bucketMs(windowMs);
   let sum = used;
   for (let i = 0; i < entries.length; i += 2) {
     sum -= entries[i + 1]!;
-    if (sum < limit && sum + cost <= limit) return Math.max(0, entries[i]! + windowMs - now);
+    if (sum < limit && sum + cost <= limit) return Math.max(0, leavesAt(entries[i]!, width, windowMs) - now);
   }
   return 0;
 }
@@ -77,7 +93,7 @@ function evaluate(check: AdmissionCheck, now: number, io: AdmissionIo): Evaluate
     case 'window': {
       const entries = liveWindow(io.getWindow(check.key), now, check.windowMs);
       const used = windowSum(entries);
-      const resetMs = entries.length > 0 ? Math.max(0, entries[0]! + check.windowMs - now) : 0;
+      const resetMs = entries.length > 0 ? Math.max(0, leavesAt(entries[0]!, bucketMs(check.windowMs), check.windowMs) - now) : 0;
       const pass = used < check.limit && used + check.cost <= check.limit;
       return {
         state: { used, limit: check.limit, resetMs },
@@ -145,14 +161,17 @@ export function admitChecks(checks: readonly AdmissionCheck[], now: number, io: 
 }
 
 function appendWindow(io: AdmissionIo, key: string, windowMs: number, amount: number, now: number): void {
+  const width = bucketMs(windowMs);
+  const bucket = Math.floor(now / width);
   const raw = io.getWindow(key);
   const live = liveWindow(raw, now, windowMs);
   const next = live === raw ? live.slice() : live;
-  // Keep time order even if a clock stepped back: insert before later entries.
+  // Usually the last bucket or a new one at the end; a clock that stepped back finds its place.
   let at = next.length;
-  while (at > 0 && next[at - 2]! > now) at -= 2;
-  next.splice(at, 0, now, amount);
-  io.setWindow(key, next, now + windowMs);
+  while (at > 0 && next[at - 2]! > bucket) at -= 2;
+  if (at > 0 && next[at - 2] === bucket) next[at - 1]! += amount;
+  else next.splice(at, 0, bucket, amount);
+  io.setWindow(key, next, leavesAt(next[next.length - 2]!, width, windowMs));
 }
 
 export function applyCharges(charges: readonly Charge[], now: number, io: AdmissionIo): void {

@@ -50,31 +50,41 @@ redis.call('HINCRBY', KEYS[3], 'bytes', -size)
 return 1
 `;
 
-// Window members are "<amount>:<sequence>" scored by time; the sequence (KEYS[#KEYS]) keeps equal
-// amounts recorded in the same millisecond distinct.
+// A window is a hash of bucket index → summed amount (bucket width `b`, computed by the caller as in
+// admission-logic.ts); a bucket counts until its last millisecond plus the window has passed.
 const WINDOW_HELPERS = `
-local function window_entries(key, windowMs)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - windowMs)
-  local raw = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-  local times, amounts, sum = {}, {}, 0
-  for i = 1, #raw, 2 do
-    local amount = tonumber(string.match(raw[i], '^([^:]+):'))
-    times[#times + 1] = tonumber(raw[i + 1])
-    amounts[#amounts + 1] = amount
-    sum = sum + amount
-  end
-  return times, amounts, sum
+local function leaves_at(bucket, width, windowMs)
+  return (bucket + 1) * width - 1 + windowMs
 end
-local function window_add(key, seqKey, windowMs, amount)
-  local seq = redis.call('INCR', seqKey)
-  redis.call('ZADD', key, now, tostring(amount) .. ':' .. seq)
-  redis.call('PEXPIRE', key, windowMs)
+local function window_entries(key, windowMs, width)
+  local raw = redis.call('HGETALL', key)
+  local order, sums, sum, dead = {}, {}, 0, {}
+  for i = 1, #raw, 2 do
+    local bucket = tonumber(raw[i])
+    if leaves_at(bucket, width, windowMs) <= now then
+      dead[#dead + 1] = raw[i]
+    else
+      local amount = tonumber(raw[i + 1])
+      order[#order + 1] = bucket
+      sums[bucket] = amount
+      sum = sum + amount
+    end
+  end
+  if #dead > 0 then redis.call('HDEL', key, unpack(dead)) end
+  table.sort(order)
+  return order, sums, sum
+end
+local function window_add(key, windowMs, width, amount)
+  local bucket = math.floor(now / width)
+  redis.call('HINCRBYFLOAT', key, string.format('%d', bucket), amount)
+  local ttl = leaves_at(bucket, width, windowMs) - now
+  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
 end
 `;
 
 /**
- * KEYS: one per check, then the sequence key. ARGV[1]: JSON checks
- * [{k:'w',w,l,c} | {k:'c',l} | {k:'l',l,m,id}], ARGV[2]: '1' to charge (admit) or '0' (inspect).
+ * KEYS: one per check. ARGV[1]: JSON checks [{k:'w',w,b,l,c} | {k:'c',l} | {k:'l',l,m,id}] (w: window,
+ * b: bucket width, l: limit, c: cost, m: lease ms), ARGV[2]: '1' to charge (admit) or '0' (inspect).
  * Returns JSON {ok, s:[[used,limit,reset]…], f, r}.
  */
 export const ADMIT = `
@@ -82,25 +92,24 @@ ${NOW}
 ${WINDOW_HELPERS}
 local checks = cjson.decode(ARGV[1])
 local charge = ARGV[2] == '1'
-local seqKey = KEYS[#KEYS]
 local states, failed, retry = {}, -1, 0
 for i, c in ipairs(checks) do
   local key = KEYS[i]
   local used, reset, pass, wait = 0, 0, true, 0
   if c.k == 'w' then
-    local times, amounts, sum = window_entries(key, c.w)
+    local order, sums, sum = window_entries(key, c.w, c.b)
     used = sum
-    if #times > 0 then reset = math.max(0, times[1] + c.w - now) end
+    if #order > 0 then reset = math.max(0, leaves_at(order[1], c.b, c.w) - now) end
     pass = sum < c.l and sum + c.c <= c.l
     if not pass then
       if c.c > c.l then
         wait = c.w
       else
         local left = sum
-        for j = 1, #times do
-          left = left - amounts[j]
+        for j = 1, #order do
+          left = left - sums[order[j]]
           if left < c.l and left + c.c <= c.l then
-            wait = math.max(0, times[j] + c.w - now)
+            wait = math.max(0, leaves_at(order[j], c.b, c.w) - now)
             break
           end
         end
@@ -134,7 +143,7 @@ end
 for i, c in ipairs(checks) do
   local key = KEYS[i]
   if c.k == 'w' then
-    if c.c > 0 then window_add(key, seqKey, c.w, c.c) end
+    if c.c > 0 then window_add(key, c.w, c.b, c.c) end
   elseif c.k == 'l' then
     redis.call('ZADD', key, now + c.m, c.id)
     if redis.call('PTTL', key) < c.m then redis.call('PEXPIRE', key, c.m) end
@@ -143,18 +152,17 @@ end
 return cjson.encode({ ok = true, s = states, f = -1, r = 0 })
 `;
 
-/** KEYS: one per charge, then the sequence key. ARGV[1]: JSON [{k:'w',w,a} | {k:'c',a,t}]. */
+/** KEYS: one per charge. ARGV[1]: JSON [{k:'w',w,b,a} | {k:'c',a,t}] (a: amount, t: counter ttl ms). */
 export const CHARGE = `
 ${NOW}
 ${WINDOW_HELPERS}
 local charges = cjson.decode(ARGV[1])
-local seqKey = KEYS[#KEYS]
 for i, c in ipairs(charges) do
   local key = KEYS[i]
   if c.k == 'w' then
     if c.a ~= 0 then
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', now - c.w)
-      window_add(key, seqKey, c.w, c.a)
+      window_entries(key, c.w, c.b)
+      window_add(key, c.w, c.b, c.a)
     end
   elseif redis.call('EXISTS', key) == 1 then
     redis.call('INCRBYFLOAT', key, c.a)

@@ -4,6 +4,7 @@
 // StateUnavailableError instead of queueing, and ioredis reconnects in the background.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { bucketMs } from './admission-logic.js';
 import { ADMIT, CHARGE, DELETE_DOC, PUT_DOC } from './redis-scripts.js';
 import { documentBytes, namespaceBounds, tooLarge, type StoreOptions } from './options.js';
 import { StateUnavailableError, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type StateStore } from './types.js';
@@ -123,7 +124,7 @@ export class RedisStateStore implements StateStore {
     const wire = checks.map((c) => {
       switch (c.kind) {
         case 'window':
-          return { k: 'w', w: c.windowMs, l: c.limit, c: c.cost };
+          return { k: 'w', w: c.windowMs, b: bucketMs(c.windowMs), l: c.limit, c: c.cost };
         case 'counter':
           return { k: 'c', l: c.limit };
         case 'concurrency': {
@@ -142,7 +143,7 @@ export class RedisStateStore implements StateStore {
 
   private async runAdmit(op: string, checks: readonly AdmissionCheck[], charge: boolean): Promise<AdmissionResult> {
     const { keys, json, leases } = this.checkArgs(checks);
-    const raw = await this.run(op, () => this.client.swAdmit(String(keys.length + 1), ...keys, `${this.prefix}seq`, json, charge ? '1' : '0'));
+    const raw = await this.run(op, () => this.client.swAdmit(String(keys.length), ...keys, json, charge ? '1' : '0'));
     const r = JSON.parse(raw) as { ok: boolean; s: [number, number, number][] | Record<string, never>; f: number; r: number };
     const states: CheckState[] = (Array.isArray(r.s) ? r.s : []).map(([used, limit, resetMs]) => ({ used, limit, resetMs }));
     return r.ok ? { ok: true, states, leases: charge ? leases : [] } : { ok: false, states, failed: r.f, retryAfterMs: r.r };
@@ -160,8 +161,8 @@ export class RedisStateStore implements StateStore {
     if (charges.length === 0) return;
     const keys = charges.map((c) => this.limitKey(c.kind, c.key));
     // Counter amounts travel as strings so INCRBYFLOAT sees the caller's decimal, not a re-printed double.
-    const json = JSON.stringify(charges.map((c) => (c.kind === 'window' ? { k: 'w', w: c.windowMs, a: c.amount } : { k: 'c', a: String(c.amount), t: c.ttlMs })));
-    await this.run('charge', () => this.client.swCharge(String(keys.length + 1), ...keys, `${this.prefix}seq`, json));
+    const json = JSON.stringify(charges.map((c) => (c.kind === 'window' ? { k: 'w', w: c.windowMs, b: bucketMs(c.windowMs), a: c.amount } : { k: 'c', a: String(c.amount), t: c.ttlMs })));
+    await this.run('charge', () => this.client.swCharge(String(keys.length), ...keys, json));
   }
 
   async release(leases: readonly Lease[]): Promise<void> {
