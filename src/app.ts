@@ -52,7 +52,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     obs,
     store: new ResponseStore(config.responsesStore.maxEntries, config.responsesStore.ttlMs),
     stateStore,
-    responses: new ResponsesRepository(stateStore, { ttlMs: config.responsesStore.ttlMs }),
+    responses: new ResponsesRepository(stateStore, { ttlMs: config.responsesStore.ttlMs, maxBytes: config.responsesStore.maxBytes }),
     logger,
     secrets: collectSecrets(config),
     metricsText: options.metricsText ?? (() => obs.metricsText()),

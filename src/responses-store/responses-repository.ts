@@ -44,6 +44,8 @@ const ITEM_PREFIX = 'item:';
 export interface ResponsesRepositoryOptions {
   /** How long a stored response lives. */
   ttlMs: number;
+  /** `responses_store.max_bytes`; 0 switches storing off (save writes nothing). Default: on. */
+  maxBytes?: number;
 }
 
 export class ResponsesRepository {
@@ -52,12 +54,18 @@ export class ResponsesRepository {
     private readonly options: ResponsesRepositoryOptions,
   ) {}
 
+  /** False when `responses_store.max_bytes` is 0: callers skip building records at all. */
+  get enabled(): boolean {
+    return this.options.maxBytes === undefined || this.options.maxBytes > 0;
+  }
+
   /**
    * Stores a finished response and its output-item pointers. Rejects with StateUnavailableError when
    * the backend is away, or a RangeError when the record alone exceeds the namespace's byte bound:
    * callers log, count and carry on (the caller already has its answer).
    */
   async save(record: StoredResponse): Promise<void> {
+    if (!this.enabled) return;
     const { ttlMs } = this.options;
     // Record first, so a pointer never names a record that was not written.
     await this.store.putDoc(RESPONSES_NAMESPACE, record.id, record.owner, encodeStoredResponse(record), ttlMs);

@@ -77,6 +77,13 @@ describe('ResponsesRepository', () => {
     expect(await repo.load('resp_big', 'alice')).toBeUndefined();
   });
 
+  it('stores nothing when max_bytes is 0', async () => {
+    const repo = new ResponsesRepository(new MemoryStateStore(), { ttlMs: 60_000, maxBytes: 0 });
+    expect(repo.enabled).toBe(false);
+    await repo.save(record('resp_off', 'alice'));
+    expect(await repo.load('resp_off', 'alice')).toBeUndefined();
+  });
+
   it('refuses a record larger than the whole bound with a RangeError the caller can log', async () => {
     const store = new MemoryStateStore({ namespaces: [{ name: 'responses', maxBytes: 500 }] });
     const repo = new ResponsesRepository(store, { ttlMs: 1000 });
