@@ -1,5 +1,8 @@
 // The stored-response routes through the official OpenAI SDK, on the memory and redis backends,
 // against records saved directly through the repository (the request-path wiring comes separately).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import OpenAI, { NotFoundError, BadRequestError, AuthenticationError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputItemsOf } from '../../../src/responses-store/input-items.js';
@@ -120,6 +123,10 @@ function suite(name: string, stateConfig: () => Record<string, unknown> | undefi
 }
 
 suite('memory', () => undefined);
+
+const fileDir = mkdtempSync(join(tmpdir(), 'switchyard-routes-'));
+afterAll(() => rmSync(fileDir, { recursive: true, force: true }));
+suite('file', () => ({ backend: 'file', path: fileDir }));
 
 let redis: RedisServer | undefined;
 beforeAll(async () => {
