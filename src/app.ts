@@ -14,10 +14,13 @@ import { requestIdFor, sendError } from './http/reply-helpers.js';
 import { registerGenerationRoutes } from './http/routes/generation-routes.js';
 import { registerModelRoutes } from './http/routes/model-routes.js';
 import { registerOpsRoutes } from './http/routes/ops-routes.js';
+import { registerStoredResponseRoutes } from './http/routes/stored-response-routes.js';
 import { registerTokenCountRoutes } from './http/routes/token-count-routes.js';
 import { createLogger } from './observability/logger.js';
 import { Observability } from './observability/observer.js';
 import { ResponseStore } from './responses-store/response-store.js';
+import { ResponsesRepository } from './responses-store/responses-repository.js';
+import { createStateStore } from './state/create-state-store.js';
 import { DeploymentHealth } from './router/deployment-health.js';
 import { ModelTable } from './router/model-table.js';
 
@@ -41,6 +44,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   const health = new DeploymentHealth();
   const obs = new Observability({ metricsEnabled: config.metrics.enabled, logger });
   health.onStateChange = (deployment, state) => obs.recordCircuitState(deployment, state);
+  const stateStore = createStateStore(config);
   const ctx: AppContext = {
     config,
     table: new ModelTable(config, health),
@@ -48,6 +52,8 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     http: new HttpClient(),
     obs,
     store: new ResponseStore(config.responsesStore.maxEntries, config.responsesStore.ttlMs),
+    stateStore,
+    responses: new ResponsesRepository(stateStore, { ttlMs: config.responsesStore.ttlMs, maxBytes: config.responsesStore.maxBytes }),
     logger,
     secrets: collectSecrets(config),
     metricsText: options.metricsText ?? (() => obs.metricsText()),
@@ -81,8 +87,10 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   registerTokenCountRoutes(app, ctx);
   registerModelRoutes(app, ctx);
   registerOpsRoutes(app, ctx, () => ready);
+  registerStoredResponseRoutes(app, ctx);
   app.addHook('onClose', async () => {
     await ctx.http.close();
+    await ctx.stateStore.close();
   });
 
   return {

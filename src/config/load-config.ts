@@ -9,7 +9,7 @@ import { ConfigError } from './config-error.js';
 import { interpolate } from './interpolate.js';
 import { resolveAuth, resolvePrice } from './resolve-auth.js';
 import { ConfigSchema, type RawConfig, type RawOverrides, type RawProvider } from './schema.js';
-import type { GatewayConfig, ModelConfig, ProviderConfig, SamplingOverrides } from './types.js';
+import type { GatewayConfig, ModelConfig, ProviderConfig, SamplingOverrides, StateConfig } from './types.js';
 
 export { ConfigError };
 
@@ -85,6 +85,7 @@ export function resolveConfig(raw: unknown, source: string): GatewayConfig {
 
   const server = cfg.server ?? {};
   const { authKeys, auth } = resolveAuth(cfg.auth);
+  const state = resolveState(cfg.state);
   return {
     server: {
       host: server.host ?? '127.0.0.1',
@@ -97,7 +98,8 @@ export function resolveConfig(raw: unknown, source: string): GatewayConfig {
     auth,
     logLevel: cfg.log?.level ?? 'info',
     metrics: { enabled: cfg.metrics?.enabled ?? true, port: cfg.metrics?.port ?? 0 },
-    responsesStore: { maxEntries: cfg.responses_store?.max_entries ?? 1000, ttlMs: cfg.responses_store?.ttl_ms ?? 3_600_000 },
+    responsesStore: resolveResponsesStore(cfg, state),
+    state,
     providers,
     models: [...exact, ...wild],
     source,
@@ -196,4 +198,45 @@ function describeValue(value: unknown): string {
   if (value === undefined) return '';
   const s = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
   return s && s.length < 80 ? ` (got ${s})` : '';
+}
+
+function resolveState(raw: RawConfig['state']): StateConfig {
+  const s = raw ?? {};
+  const backend = s.backend ?? 'memory';
+  const url = s.url ?? '';
+  if (backend === 'redis') {
+    if (url === '') throw new ConfigError('state.url: required for backend redis (e.g. redis://127.0.0.1:6379)');
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new ConfigError('state.url: not a URL (expected redis://host:port or rediss://host:port)');
+    }
+    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+      throw new ConfigError(`state.url: scheme must be redis:// or rediss://, got ${parsed.protocol}//`);
+    }
+  } else if (s.url !== undefined) {
+    throw new ConfigError(`state.url: only used by backend redis (backend is ${backend})`);
+  }
+  if (backend !== 'file' && s.path !== undefined) throw new ConfigError(`state.path: only used by backend file (backend is ${backend})`);
+  if (backend !== 'redis' && s.key_prefix !== undefined) {
+    throw new ConfigError(`state.key_prefix: only used by backend redis (backend is ${backend})`);
+  }
+  return {
+    backend,
+    path: s.path ?? './.switchyard/state',
+    url,
+    keyPrefix: s.key_prefix ?? 'switchyard:',
+    required: s.required ?? true,
+    opTimeoutMs: s.op_timeout_ms ?? 1500,
+  };
+}
+
+function resolveResponsesStore(cfg: RawConfig, state: StateConfig): GatewayConfig['responsesStore'] {
+  const r = cfg.responses_store ?? {};
+  // An in-process copy is cheaper to bound tighter than a shared one on disk or in Redis.
+  const defaultBytes = state.backend === 'memory' ? 64 * 1024 * 1024 : 256 * 1024 * 1024;
+  // max_entries: 0 used to switch storing off; keep that meaning when max_bytes is not given.
+  const maxBytes = r.max_bytes ?? (r.max_entries === 0 ? 0 : defaultBytes);
+  return { maxEntries: r.max_entries ?? 1000, maxBytes, ttlMs: r.ttl_ms ?? 3_600_000 };
 }

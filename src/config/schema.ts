@@ -196,7 +196,30 @@ export const ConfigSchema = Type.Object(
     ),
     responses_store: Type.Optional(
       Type.Object(
-        { max_entries: Type.Optional(Type.Integer({ minimum: 0 })), ttl_ms: Type.Optional(Type.Integer({ minimum: 1 })) },
+        {
+          /** Bound of the stored Responses in bytes (0 = store nothing). */
+          max_bytes: Type.Optional(Type.Integer({ minimum: 0 })),
+          /** Older bound by count; still accepted, applies to the in-process store only. */
+          max_entries: Type.Optional(Type.Integer({ minimum: 0 })),
+          ttl_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    state: Type.Optional(
+      Type.Object(
+        {
+          backend: Type.Optional(Type.Union([Type.Literal('memory'), Type.Literal('file'), Type.Literal('redis')])),
+          /** file: the directory of the LMDB store. */
+          path: Type.Optional(Type.String({ minLength: 1 })),
+          /** redis: redis://[user:password@]host:port[/db] or rediss://… */
+          url: Type.Optional(Type.String()),
+          key_prefix: Type.Optional(Type.String()),
+          /** false: start even when the backend does not answer (stateful requests then get 503). */
+          required: Type.Optional(Type.Boolean()),
+          /** Upper bound of one state call. */
+          op_timeout_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 60_000 })),
+        },
         { additionalProperties: false },
       ),
     ),

@@ -141,10 +141,24 @@ export interface GatewayConfig {
   auth: AuthConfig;
   logLevel: string;
   metrics: { enabled: boolean; port: number };
-  responsesStore: { maxEntries: number; ttlMs: number };
+  /** maxEntries: the older count bound of the in-process store; maxBytes: the byte bound of the state namespace. */
+  responsesStore: { maxEntries: number; maxBytes: number; ttlMs: number };
+  state: StateConfig;
   providers: Map<string, ProviderConfig>;
   /** Exact aliases first (in file order), then wildcard routes (in file order). */
   models: ModelConfig[];
   /** Where it came from: a file path or "embedded default". */
   source: string;
+}
+
+export interface StateConfig {
+  backend: 'memory' | 'file' | 'redis';
+  /** file: directory of the LMDB store. */
+  path: string;
+  /** redis: connection URL ('' for other backends). */
+  url: string;
+  keyPrefix: string;
+  /** Startup fails when the backend does not answer, unless false. */
+  required: boolean;
+  opTimeoutMs: number;
 }

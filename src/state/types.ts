@@ -74,7 +74,8 @@ export interface Lease {
 
 export type AdmissionResult =
   | { ok: true; states: CheckState[]; leases: Lease[] }
-  /** `failed`: index of the first check that refused; `retryAfterMs`: when it would pass (≥ 0). */
+  /** `failed`: index of the first check that refused; `retryAfterMs`: when every refusing check would
+   * pass (≥ 0; the slowest one's wait). */
   | { ok: false; states: CheckState[]; failed: number; retryAfterMs: number };
 
 export type Charge =
@@ -89,9 +90,10 @@ export interface StateStore {
 
   /** A stored document, or undefined when absent, expired, or owned by someone else. */
   getDoc(ns: string, id: string, owner: string): Promise<Uint8Array | undefined>;
-  /** Stores (or replaces) a document for `ttlMs`; evicts the namespace's oldest beyond its byte bound. */
+  /** Stores (or replaces) a document for `ttlMs`; evicts the namespace's oldest beyond its byte bound.
+   * A document larger than the whole bound is refused with a RangeError (nothing else is evicted). */
   putDoc(ns: string, id: string, owner: string, value: Uint8Array, ttlMs: number): Promise<void>;
-  /** True when a document of this owner was deleted. */
+  /** True when a live document of this owner was deleted (false for absent, expired, another owner's). */
   deleteDoc(ns: string, id: string, owner: string): Promise<boolean>;
 
   /** All checks pass and are charged together, or none is charged (atomic across processes). */
@@ -105,7 +107,8 @@ export interface StateStore {
   /** Current values of period counters (spend); 0 for absent ones. */
   readCounters(keys: readonly string[]): Promise<number[]>;
 
-  /** Small broadcast messages between every process sharing the store (circuit state). */
+  /** Small broadcast messages between every process sharing the store (circuit state), the publishing
+   * process's own subscribers included. Best effort: a message sent while a backend is away is lost. */
   publish(channel: string, message: string): Promise<void>;
   subscribe(channel: string, onMessage: (message: string) => void): () => void;
 

@@ -1,0 +1,248 @@
+// The `file` backend: LMDB (the `lmdb` package, prebuilt binaries inside the npm package) in a local
+// directory. LMDB's single writer lock is shared between processes, so each admit/charge/put runs in
+// one synchronous write transaction and is atomic across every worker on the machine; data survives a
+// restart. Commits skip fsync (noSync): a process crash loses nothing, an OS crash may lose the last
+// moments of counters and stored responses, which is acceptable for this data and keeps writes cheap.
+//
+// Broadcast: a per-channel sequence number plus the last 64 messages, polled on a short timer (25 ms)
+// while someone subscribes. Chosen over unix datagrams because it needs no socket directory, no peer
+// discovery and no cleanup of dead workers' sockets; 25 ms is well inside one request.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type RootDatabase } from 'lmdb';
+import {
+  admitChecks,
+  applyCharges,
+  counterValue,
+  inspectChecks,
+  releaseLeases,
+  type AdmissionIo,
+  type CounterRecord,
+  type LeaseRecord,
+} from './admission-logic.js';
+import { documentBytes, namespaceBounds, tooLarge, type StoreOptions } from './options.js';
+import { StateUnavailableError, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type StateStore } from './types.js';
+
+interface DocRecord {
+  o: string;
+  e: number;
+  b: number;
+  s: number;
+  v: Uint8Array;
+}
+interface NamespaceMeta {
+  bytes: number;
+  seq: number;
+}
+
+const KEEP_MESSAGES = 64;
+const POLL_MS = 25;
+const pad = (n: number) => n.toString(36).padStart(11, '0');
+
+export interface FileStoreOptions extends StoreOptions {
+  /** A directory; created when missing. */
+  path: string;
+  pollMs?: number;
+}
+
+export class FileStateStore implements StateStore {
+  readonly backend = 'file' as const;
+  private readonly db: RootDatabase;
+  private readonly now: () => number;
+  private readonly boundOf: (ns: string) => number;
+  private readonly io: AdmissionIo;
+  private readonly subs = new Map<string, { last: number; fns: Set<(m: string) => void> }>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly pollMs: number;
+  private closed = false;
+  private readonly onError: StoreOptions['onError'];
+
+  constructor(options: FileStoreOptions) {
+    mkdirSync(options.path, { recursive: true });
+    this.db = open({ path: join(options.path, 'state.lmdb'), encoding: 'msgpack', noSync: true, cache: false });
+    this.now = options.now ?? Date.now;
+    this.boundOf = namespaceBounds(options);
+    this.pollMs = options.pollMs ?? POLL_MS;
+    this.onError = options.onError;
+    const db = this.db;
+    this.io = {
+      getWindow: (key) => (db.get('w\0' + key) as { x: number[] } | undefined)?.x,
+      setWindow: (key, entries, expiresAt) => db.putSync('w\0' + key, { x: entries, e: expiresAt }),
+      getCounter: (key) => db.get('c\0' + key) as CounterRecord | undefined,
+      setCounter: (key, value) => db.putSync('c\0' + key, value),
+      getLeases: (key) => db.get('l\0' + key) as LeaseRecord | undefined,
+      setLeases: (key, value) => (value ? db.putSync('l\0' + key, value) : db.removeSync('l\0' + key)),
+    };
+  }
+
+  private run<T>(op: string, fn: () => T): T {
+    if (this.closed) throw new StateUnavailableError(op, 'state store unavailable (file): closed');
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof RangeError && /exceeds the/.test(err.message)) throw err;
+      const e = new StateUnavailableError(op, `state store unavailable (file, ${op}): ${(err as Error).message}`, { cause: err });
+      this.onError?.(op, e);
+      throw e;
+    }
+  }
+
+  /** lmdb-js renews its read snapshot once per event-loop turn; renew now so a write another process
+   * committed a moment ago is seen even within the same turn. */
+  private fresh(): void {
+    this.db.resetReadTxn();
+  }
+
+  async getDoc(ns: string, id: string, owner: string): Promise<Uint8Array | undefined> {
+    return this.run('get', () => {
+      this.fresh();
+      const doc = this.db.get(`d\0${ns}\0${id}`) as DocRecord | undefined;
+      if (!doc || doc.o !== owner || doc.e <= this.now()) return undefined;
+      return doc.v;
+    });
+  }
+
+  async putDoc(ns: string, id: string, owner: string, value: Uint8Array, ttlMs: number): Promise<void> {
+    const max = this.boundOf(ns);
+    const bytes = documentBytes(id, owner, value);
+    if (bytes > max) throw tooLarge(ns, bytes, max);
+    this.run('put', () =>
+      this.db.transactionSync(() => {
+        const now = this.now();
+        const metaKey = 'm\0' + ns;
+        const meta = (this.db.get(metaKey) as NamespaceMeta | undefined) ?? { bytes: 0, seq: 0 };
+        const docKey = `d\0${ns}\0${id}`;
+        const old = this.db.get(docKey) as DocRecord | undefined;
+        if (old) {
+          this.db.removeSync(`o\0${ns}\0${pad(old.s)}`);
+          meta.bytes -= old.b;
+        }
+        const seq = ++meta.seq;
+        this.db.putSync(docKey, { o: owner, e: now + ttlMs, b: bytes, s: seq, v: value } satisfies DocRecord);
+        this.db.putSync(`o\0${ns}\0${pad(seq)}`, id);
+        meta.bytes += bytes;
+        // Oldest written first: expired ones and whatever is needed to get back under the bound.
+        const prefix = `o\0${ns}\0`;
+        for (const { key, value: oldId } of this.db.getRange({ start: prefix, end: `o\0${ns}\x01` })) {
+          const k = `d\0${ns}\0${oldId as string}`;
+          const doc = this.db.get(k) as DocRecord | undefined;
+          if (doc && meta.bytes <= max && doc.e > now) break;
+          this.db.removeSync(key);
+          if (doc) {
+            this.db.removeSync(k);
+            meta.bytes -= doc.b;
+          }
+        }
+        this.db.putSync(metaKey, meta);
+      }),
+    );
+  }
+
+  async deleteDoc(ns: string, id: string, owner: string): Promise<boolean> {
+    return this.run('delete', () =>
+      this.db.transactionSync(() => {
+        const docKey = `d\0${ns}\0${id}`;
+        const doc = this.db.get(docKey) as DocRecord | undefined;
+        if (!doc || doc.o !== owner) return false;
+        const meta = this.db.get('m\0' + ns) as NamespaceMeta;
+        meta.bytes -= doc.b;
+        this.db.removeSync(docKey);
+        this.db.removeSync(`o\0${ns}\0${pad(doc.s)}`);
+        this.db.putSync('m\0' + ns, meta);
+        return doc.e > this.now();
+      }),
+    );
+  }
+
+  async admit(checks: readonly AdmissionCheck[]): Promise<AdmissionResult> {
+    return this.run('admit', () => this.db.transactionSync(() => admitChecks(checks, this.now(), this.io)));
+  }
+
+  async inspect(checks: readonly AdmissionCheck[]): Promise<CheckState[]> {
+    return this.run('inspect', () => {
+      this.fresh();
+      return inspectChecks(checks, this.now(), this.io);
+    });
+  }
+
+  async charge(charges: readonly Charge[]): Promise<void> {
+    this.run('charge', () => this.db.transactionSync(() => applyCharges(charges, this.now(), this.io)));
+  }
+
+  async release(leases: readonly Lease[]): Promise<void> {
+    this.run('release', () => this.db.transactionSync(() => releaseLeases(leases, this.now(), this.io)));
+  }
+
+  async readCounters(keys: readonly string[]): Promise<number[]> {
+    return this.run('read_counters', () => {
+      this.fresh();
+      const now = this.now();
+      return keys.map((k) => counterValue(this.db.get('c\0' + k) as CounterRecord | undefined, now));
+    });
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    this.run('publish', () =>
+      this.db.transactionSync(() => {
+        const seq = ((this.db.get('ps\0' + channel) as number | undefined) ?? 0) + 1;
+        this.db.putSync('ps\0' + channel, seq);
+        this.db.putSync(`pm\0${channel}\0${pad(seq)}`, message);
+        if (seq > KEEP_MESSAGES) this.db.removeSync(`pm\0${channel}\0${pad(seq - KEEP_MESSAGES)}`);
+      }),
+    );
+  }
+
+  subscribe(channel: string, onMessage: (message: string) => void): () => void {
+    let sub = this.subs.get(channel);
+    if (!sub) {
+      const last = this.run('subscribe', () => (this.db.get('ps\0' + channel) as number | undefined) ?? 0);
+      this.subs.set(channel, (sub = { last, fns: new Set() }));
+    }
+    const fn = (m: string) => onMessage(m);
+    sub.fns.add(fn);
+    if (!this.timer && !this.closed) {
+      this.timer = setInterval(() => this.poll(), this.pollMs);
+      this.timer.unref();
+    }
+    return () => {
+      sub.fns.delete(fn);
+      if (sub.fns.size === 0) this.subs.delete(channel);
+      if (this.subs.size === 0 && this.timer) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+    };
+  }
+
+  private poll(): void {
+    if (this.closed) return;
+    try {
+      this.fresh();
+      for (const [channel, sub] of this.subs) {
+        const seq = (this.db.get('ps\0' + channel) as number | undefined) ?? 0;
+        if (seq <= sub.last) continue;
+        const from = Math.max(sub.last + 1, seq - KEEP_MESSAGES + 1);
+        const messages: string[] = [];
+        for (const { value } of this.db.getRange({ start: `pm\0${channel}\0${pad(from)}`, end: `pm\0${channel}\0${pad(seq + 1)}` })) {
+          messages.push(value as string);
+        }
+        sub.last = seq;
+        for (const m of messages) for (const fn of sub.fns) fn(m);
+      }
+    } catch {
+      // A failed poll is retried on the next tick; broadcast is best effort by contract.
+    }
+  }
+
+  async ping(): Promise<void> {
+    this.run('ping', () => this.db.get('ps\0ping'));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.subs.clear();
+    await this.db.close();
+  }
+}

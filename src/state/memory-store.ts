@@ -1,0 +1,151 @@
+// The `memory` backend: one process, nothing persisted. Maps in insertion order give "oldest written
+// first" eviction for free (a rewrite deletes and re-inserts).
+import {
+  admitChecks,
+  applyCharges,
+  counterValue,
+  inspectChecks,
+  releaseLeases,
+  type AdmissionIo,
+  type CounterRecord,
+  type LeaseRecord,
+} from './admission-logic.js';
+import { documentBytes, namespaceBounds, tooLarge, type StoreOptions } from './options.js';
+import type { AdmissionCheck, AdmissionResult, Charge, CheckState, Lease, StateStore } from './types.js';
+
+interface Doc {
+  owner: string;
+  value: Uint8Array;
+  bytes: number;
+  expiresAt: number;
+}
+
+interface Namespace {
+  docs: Map<string, Doc>;
+  bytes: number;
+}
+
+export class MemoryStateStore implements StateStore {
+  readonly backend = 'memory' as const;
+  private readonly namespaces = new Map<string, Namespace>();
+  private readonly windows = new Map<string, { entries: number[]; expiresAt: number }>();
+  private readonly counters = new Map<string, CounterRecord>();
+  private readonly leases = new Map<string, LeaseRecord>();
+  private readonly channels = new Map<string, Set<(message: string) => void>>();
+  private readonly now: () => number;
+  private readonly boundOf: (ns: string) => number;
+  private readonly io: AdmissionIo;
+
+  constructor(options: StoreOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.boundOf = namespaceBounds(options);
+    this.io = {
+      getWindow: (key) => this.windows.get(key)?.entries,
+      setWindow: (key, entries, expiresAt) => this.windows.set(key, { entries, expiresAt }),
+      getCounter: (key) => this.counters.get(key),
+      setCounter: (key, value) => this.counters.set(key, value),
+      getLeases: (key) => this.leases.get(key),
+      setLeases: (key, value) => (value ? this.leases.set(key, value) : this.leases.delete(key)),
+    };
+  }
+
+  async getDoc(ns: string, id: string, owner: string): Promise<Uint8Array | undefined> {
+    const space = this.namespaces.get(ns);
+    const doc = space?.docs.get(id);
+    if (!space || !doc) return undefined;
+    if (doc.expiresAt <= this.now()) {
+      this.drop(space, id, doc);
+      return undefined;
+    }
+    return doc.owner === owner ? doc.value : undefined;
+  }
+
+  async putDoc(ns: string, id: string, owner: string, value: Uint8Array, ttlMs: number): Promise<void> {
+    const max = this.boundOf(ns);
+    const bytes = documentBytes(id, owner, value);
+    if (bytes > max) throw tooLarge(ns, bytes, max);
+    let space = this.namespaces.get(ns);
+    if (!space) this.namespaces.set(ns, (space = { docs: new Map(), bytes: 0 }));
+    const old = space.docs.get(id);
+    if (old) this.drop(space, id, old);
+    const now = this.now();
+    space.docs.set(id, { owner, value, bytes, expiresAt: now + ttlMs });
+    space.bytes += bytes;
+    // Oldest first: expired ones and whatever is needed to get back under the bound.
+    for (const [oldId, doc] of space.docs) {
+      if (space.bytes <= max && doc.expiresAt > now) break;
+      this.drop(space, oldId, doc);
+    }
+  }
+
+  async deleteDoc(ns: string, id: string, owner: string): Promise<boolean> {
+    const space = this.namespaces.get(ns);
+    const doc = space?.docs.get(id);
+    if (!space || !doc || doc.owner !== owner || doc.expiresAt <= this.now()) return false;
+    this.drop(space, id, doc);
+    return true;
+  }
+
+  private drop(space: Namespace, id: string, doc: Doc): void {
+    space.docs.delete(id);
+    space.bytes -= doc.bytes;
+  }
+
+  async admit(checks: readonly AdmissionCheck[]): Promise<AdmissionResult> {
+    this.sweep();
+    return admitChecks(checks, this.now(), this.io);
+  }
+
+  async inspect(checks: readonly AdmissionCheck[]): Promise<CheckState[]> {
+    return inspectChecks(checks, this.now(), this.io);
+  }
+
+  async charge(charges: readonly Charge[]): Promise<void> {
+    applyCharges(charges, this.now(), this.io);
+  }
+
+  async release(leases: readonly Lease[]): Promise<void> {
+    releaseLeases(leases, this.now(), this.io);
+  }
+
+  async readCounters(keys: readonly string[]): Promise<number[]> {
+    const now = this.now();
+    return keys.map((k) => counterValue(this.counters.get(k), now));
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    const subs = this.channels.get(channel);
+    if (!subs) return;
+    // Asynchronous like the shared backends, so callers cannot come to rely on re-entrancy.
+    setImmediate(() => {
+      for (const fn of subs) fn(message);
+    });
+  }
+
+  subscribe(channel: string, onMessage: (message: string) => void): () => void {
+    let subs = this.channels.get(channel);
+    if (!subs) this.channels.set(channel, (subs = new Set()));
+    const fn = (m: string) => onMessage(m);
+    subs.add(fn);
+    return () => {
+      subs.delete(fn);
+    };
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.channels.clear();
+  }
+
+  private lastSweep = 0;
+
+  /** Drops expired windows and counters now and then, so abandoned keys do not accumulate. */
+  private sweep(): void {
+    const now = this.now();
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    for (const [k, w] of this.windows) if (w.expiresAt <= now) this.windows.delete(k);
+    for (const [k, c] of this.counters) if (c.e <= now) this.counters.delete(k);
+  }
+}

@@ -1,0 +1,174 @@
+// Lua run inside Redis so that each operation is one atomic step for every instance sharing the
+// server, with Redis's own TIME as the clock. The rules mirror admission-logic.ts (the contract suite
+// runs both). Keys outside KEYS (evicted documents, the per-check lease ids) make these scripts
+// unsuitable for Redis Cluster; a single primary (or Sentinel) is what they are written for.
+
+const NOW = `
+local __t = redis.call('TIME')
+local now = tonumber(__t[1]) * 1000 + math.floor(tonumber(__t[2]) / 1000)
+`;
+
+/** KEYS: doc, order zset, meta hash, sizes hash. ARGV: id, owner, value, bytes, ttlMs, maxBytes, doc key prefix. */
+export const PUT_DOC = `
+local prev = redis.call('HGET', KEYS[4], ARGV[1])
+if prev then
+  redis.call('HINCRBY', KEYS[3], 'bytes', -tonumber(prev))
+end
+local seq = redis.call('HINCRBY', KEYS[3], 'seq', 1)
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'o', ARGV[2], 'v', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[4])
+redis.call('ZADD', KEYS[2], seq, ARGV[1])
+local bytes = redis.call('HINCRBY', KEYS[3], 'bytes', ARGV[4])
+local max = tonumber(ARGV[6])
+-- Oldest written first: expired ones, then whatever is needed to get back under the bound.
+for _ = 1, 10000 do
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0)
+  if #first == 0 then break end
+  local id = first[1]
+  local key = ARGV[7] .. id
+  if bytes <= max and redis.call('EXISTS', key) == 1 then break end
+  local size = tonumber(redis.call('HGET', KEYS[4], id) or '0')
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('HDEL', KEYS[4], id)
+  redis.call('DEL', key)
+  bytes = redis.call('HINCRBY', KEYS[3], 'bytes', -size)
+end
+return bytes
+`;
+
+/** KEYS: doc, order zset, meta hash, sizes hash. ARGV: id, owner. Returns 1 when deleted. */
+export const DELETE_DOC = `
+local owner = redis.call('HGET', KEYS[1], 'o')
+if owner ~= ARGV[2] then return 0 end
+local size = tonumber(redis.call('HGET', KEYS[4], ARGV[1]) or '0')
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
+redis.call('HINCRBY', KEYS[3], 'bytes', -size)
+return 1
+`;
+
+// A window is a hash of bucket index → summed amount (bucket width `b`, computed by the caller as in
+// admission-logic.ts); a bucket counts until its last millisecond plus the window has passed.
+const WINDOW_HELPERS = `
+local function leaves_at(bucket, width, windowMs)
+  return (bucket + 1) * width - 1 + windowMs
+end
+local function window_entries(key, windowMs, width)
+  local raw = redis.call('HGETALL', key)
+  local order, sums, sum, dead = {}, {}, 0, {}
+  for i = 1, #raw, 2 do
+    local bucket = tonumber(raw[i])
+    if leaves_at(bucket, width, windowMs) <= now then
+      dead[#dead + 1] = raw[i]
+    else
+      local amount = tonumber(raw[i + 1])
+      order[#order + 1] = bucket
+      sums[bucket] = amount
+      sum = sum + amount
+    end
+  end
+  if #dead > 0 then redis.call('HDEL', key, unpack(dead)) end
+  table.sort(order)
+  return order, sums, sum
+end
+local function window_add(key, windowMs, width, amount)
+  local bucket = math.floor(now / width)
+  redis.call('HINCRBYFLOAT', key, string.format('%d', bucket), amount)
+  local ttl = leaves_at(bucket, width, windowMs) - now
+  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+end
+`;
+
+/**
+ * KEYS: one per check. ARGV[1]: JSON checks [{k:'w',w,b,l,c} | {k:'c',l} | {k:'l',l,m,id}] (w: window,
+ * b: bucket width, l: limit, c: cost, m: lease ms), ARGV[2]: '1' to charge (admit) or '0' (inspect).
+ * Returns JSON {ok, s:[[used,limit,reset]…], f, r}.
+ */
+export const ADMIT = `
+${NOW}
+${WINDOW_HELPERS}
+local checks = cjson.decode(ARGV[1])
+local charge = ARGV[2] == '1'
+local states, failed, retry = {}, -1, 0
+for i, c in ipairs(checks) do
+  local key = KEYS[i]
+  local used, reset, pass, wait = 0, 0, true, 0
+  if c.k == 'w' then
+    local order, sums, sum = window_entries(key, c.w, c.b)
+    used = sum
+    if #order > 0 then reset = math.max(0, leaves_at(order[1], c.b, c.w) - now) end
+    pass = sum < c.l and sum + c.c <= c.l
+    if not pass then
+      if c.c > c.l then
+        wait = c.w
+      else
+        local left = sum
+        for j = 1, #order do
+          left = left - sums[order[j]]
+          if left < c.l and left + c.c <= c.l then
+            wait = math.max(0, leaves_at(order[j], c.b, c.w) - now)
+            break
+          end
+        end
+      end
+    end
+  elseif c.k == 'c' then
+    used = tonumber(redis.call('GET', key) or '0')
+    local ttl = redis.call('PTTL', key)
+    if ttl > 0 then reset = ttl end
+    pass = used < c.l
+    if not pass then wait = reset end
+  else
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+    used = redis.call('ZCARD', key)
+    if used > 0 then
+      local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+      reset = math.max(0, tonumber(first[2]) - now)
+    end
+    pass = used < c.l
+    if not pass then wait = reset end
+  end
+  states[i] = { used, c.l, reset }
+  if not pass then
+    if failed < 0 then failed = i - 1 end
+    if wait > retry then retry = wait end
+  end
+end
+if failed >= 0 or not charge then
+  return cjson.encode({ ok = failed < 0, s = states, f = failed, r = retry })
+end
+for i, c in ipairs(checks) do
+  local key = KEYS[i]
+  if c.k == 'w' then
+    if c.c > 0 then window_add(key, c.w, c.b, c.c) end
+  elseif c.k == 'l' then
+    redis.call('ZADD', key, now + c.m, c.id)
+    if redis.call('PTTL', key) < c.m then redis.call('PEXPIRE', key, c.m) end
+  end
+end
+return cjson.encode({ ok = true, s = states, f = -1, r = 0 })
+`;
+
+/** KEYS: one per charge. ARGV[1]: JSON [{k:'w',w,b,a} | {k:'c',a,t}] (a: amount, t: counter ttl ms). */
+export const CHARGE = `
+${NOW}
+${WINDOW_HELPERS}
+local charges = cjson.decode(ARGV[1])
+for i, c in ipairs(charges) do
+  local key = KEYS[i]
+  if c.k == 'w' then
+    if c.a ~= 0 then
+      window_entries(key, c.w, c.b)
+      window_add(key, c.w, c.b, c.a)
+    end
+  elseif redis.call('EXISTS', key) == 1 then
+    redis.call('INCRBYFLOAT', key, c.a)
+  else
+    redis.call('SET', key, c.a, 'PX', c.t)
+  end
+end
+return 1
+`;

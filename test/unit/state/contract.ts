@@ -1,0 +1,326 @@
+// The StateStore contract: every backend runs this same suite (memory.test.ts, file.test.ts,
+// redis.test.ts). Time is moved by the target: a fake clock for memory/file, real sleeps for Redis
+// (whose clock is the server's), so time-dependent expectations allow the target's `slackMs`.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bucketMs } from '../../../src/state/admission-logic.js';
+import type { StoreOptions } from '../../../src/state/options.js';
+import type { AdmissionCheck, StateStore } from '../../../src/state/types.js';
+
+export interface ContractTarget {
+  /** A fresh, empty store (its own directory / key prefix). */
+  make(options?: StoreOptions): Promise<StateStore>;
+  /** Lets time pass as the store sees it. */
+  advance(ms: number): Promise<void>;
+  /** How far real time may drift during a test (0 with a fake clock). */
+  slackMs: number;
+  /** Arguments for race-worker.ts to open the store last made: [backend, location, prefix]. */
+  shared?: () => [string, string, string];
+}
+
+const WORKER = fileURLToPath(new URL('./race-worker.ts', import.meta.url));
+
+export function runWorker(args: string[], timeoutMs = 20_000): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', WORKER, ...args], { timeout: timeoutMs }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`worker ${args.join(' ')} failed: ${err.message}\n${stderr}`));
+      else resolve(JSON.parse(stdout.trim().split('\n').pop()!));
+    });
+  });
+}
+
+const bytes = (s: string) => Buffer.from(s);
+const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : Buffer.from(b).toString());
+
+export function stateStoreContract(target: ContractTarget): void {
+  const open: StateStore[] = [];
+  const make = async (options?: StoreOptions) => {
+    const s = await target.make(options);
+    open.push(s);
+    return s;
+  };
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+  const slack = target.slackMs;
+
+  describe('documents', () => {
+    it('puts, gets, replaces and deletes', async () => {
+      const s = await make();
+      expect(await s.getDoc('docs', 'a', 'alice')).toBeUndefined();
+      await s.putDoc('docs', 'a', 'alice', bytes('one'), 60_000);
+      expect(text(await s.getDoc('docs', 'a', 'alice'))).toBe('one');
+      await s.putDoc('docs', 'a', 'alice', bytes('two'), 60_000);
+      expect(text(await s.getDoc('docs', 'a', 'alice'))).toBe('two');
+      expect(await s.deleteDoc('docs', 'a', 'alice')).toBe(true);
+      expect(await s.getDoc('docs', 'a', 'alice')).toBeUndefined();
+      expect(await s.deleteDoc('docs', 'a', 'alice')).toBe(false);
+    });
+
+    it('keeps binary values byte-exact', async () => {
+      const s = await make();
+      const value = Uint8Array.from({ length: 256 }, (_, i) => i);
+      await s.putDoc('docs', 'bin', 'alice', value, 60_000);
+      expect(Buffer.from((await s.getDoc('docs', 'bin', 'alice'))!).equals(Buffer.from(value))).toBe(true);
+    });
+
+    it('isolates owners: another owner neither reads nor deletes', async () => {
+      const s = await make();
+      await s.putDoc('docs', 'a', 'alice', bytes('secret'), 60_000);
+      expect(await s.getDoc('docs', 'a', 'bob')).toBeUndefined();
+      expect(await s.deleteDoc('docs', 'a', 'bob')).toBe(false);
+      expect(text(await s.getDoc('docs', 'a', 'alice'))).toBe('secret');
+    });
+
+    it('keeps namespaces apart', async () => {
+      const s = await make();
+      await s.putDoc('one', 'a', 'alice', bytes('1'), 60_000);
+      expect(await s.getDoc('two', 'a', 'alice')).toBeUndefined();
+    });
+
+    it('expires documents after their TTL', async () => {
+      const s = await make();
+      await s.putDoc('docs', 'short', 'alice', bytes('x'), 300);
+      await s.putDoc('docs', 'long', 'alice', bytes('y'), 60_000);
+      expect(text(await s.getDoc('docs', 'short', 'alice'))).toBe('x');
+      await target.advance(300 + slack + 50);
+      expect(await s.getDoc('docs', 'short', 'alice')).toBeUndefined();
+      expect(text(await s.getDoc('docs', 'long', 'alice'))).toBe('y');
+    });
+
+    it('evicts the oldest written first beyond the byte bound', async () => {
+      // Each document costs 100 value bytes + id (2) + owner (5) = 107; the bound holds three.
+      const s = await make({ namespaces: [{ name: 'docs', maxBytes: 330 }] });
+      const v = Buffer.alloc(100, 1);
+      for (const id of ['d1', 'd2', 'd3']) await s.putDoc('docs', id, 'alice', v, 60_000);
+      // Rewriting d1 makes it the newest: d2 is now the oldest.
+      await s.putDoc('docs', 'd1', 'alice', v, 60_000);
+      await s.putDoc('docs', 'd4', 'alice', v, 60_000);
+      expect(await s.getDoc('docs', 'd2', 'alice')).toBeUndefined();
+      for (const id of ['d1', 'd3', 'd4']) expect(await s.getDoc('docs', id, 'alice')).toBeDefined();
+      // A deleted document gives its bytes back: two more fit without evicting d3.
+      expect(await s.deleteDoc('docs', 'd1', 'alice')).toBe(true);
+      await s.putDoc('docs', 'd5', 'alice', v, 60_000);
+      expect(await s.getDoc('docs', 'd3', 'alice')).toBeDefined();
+      await s.putDoc('docs', 'd6', 'alice', v, 60_000);
+      expect(await s.getDoc('docs', 'd3', 'alice')).toBeUndefined();
+      expect(await s.getDoc('docs', 'd4', 'alice')).toBeDefined();
+    });
+
+    it('refuses a single document larger than its namespace bound, keeping the rest', async () => {
+      const s = await make({ namespaces: [{ name: 'docs', maxBytes: 200 }] });
+      await s.putDoc('docs', 'small', 'alice', bytes('x'), 60_000);
+      await expect(s.putDoc('docs', 'big', 'alice', Buffer.alloc(300), 60_000)).rejects.toThrow(/exceeds the docs namespace bound of 200 bytes/);
+      expect(await s.getDoc('docs', 'small', 'alice')).toBeDefined();
+    });
+  });
+
+  describe('admission', () => {
+    const win = (key: string, limit: number, cost = 1, windowMs = 1000): AdmissionCheck => ({ kind: 'window', key, windowMs, limit, cost });
+
+    it('sliding window: admits up to the limit, then refuses with retryAfterMs until the oldest leaves', async () => {
+      const s = await make();
+      for (let i = 0; i < 3; i++) {
+        const r = await s.admit([win('w', 3)]);
+        expect(r.ok).toBe(true);
+        expect(r.states[0]).toMatchObject({ used: i, limit: 3 });
+      }
+      const refused = await s.admit([win('w', 3)]);
+      expect(refused.ok).toBe(false);
+      if (refused.ok) return;
+      expect(refused.failed).toBe(0);
+      expect(refused.states[0]!.used).toBe(3);
+      // An amount counts for the window and at most one bucket (1/60 of it) longer, never less.
+      expect(refused.retryAfterMs).toBeGreaterThan(1000 - slack - 100);
+      expect(refused.retryAfterMs).toBeLessThanOrEqual(1000 + bucketMs(1000));
+      if (slack === 0) {
+        // With a fake clock, exactly: still refused a moment before retryAfterMs, admitted at it.
+        await target.advance(refused.retryAfterMs - 1);
+        expect((await s.admit([win('w', 3)])).ok).toBe(false);
+        await target.advance(1);
+      } else {
+        await target.advance(1000 + bucketMs(1000) + slack);
+      }
+      const again = await s.admit([win('w', 3)]);
+      expect(again.ok).toBe(true);
+      expect(again.states[0]!.used).toBe(0);
+    });
+
+    if (slack === 0) {
+      it('never lets more than the limit through in any stretch of windowMs (fake clock, irregular traffic)', async () => {
+        const s = await make();
+        const admitted: number[] = [];
+        let t = 0;
+        let seed = 7;
+        const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+        for (let i = 0; i < 1500; i++) {
+          const step = Math.floor(rand() * 40);
+          await target.advance(step);
+          t += step;
+          if ((await s.admit([win('p', 20)])).ok) admitted.push(t);
+        }
+        for (let i = 0; i < admitted.length; i++) {
+          let inWindow = 0;
+          for (let j = i; j >= 0 && admitted[j]! > admitted[i]! - 1000; j--) inWindow++;
+          expect(inWindow).toBeLessThanOrEqual(20);
+        }
+        // ~30 s of traffic at a limit of 20 per second: close to the ideal 600, not starved by the buckets.
+        expect(admitted.length).toBeGreaterThan(500);
+      });
+    }
+
+    it('window costs: a cost that would overshoot is refused, cost 0 only asks whether it is exhausted', async () => {
+      const s = await make();
+      expect((await s.admit([win('t', 10, 7)])).ok).toBe(true);
+      expect((await s.admit([win('t', 10, 4)])).ok).toBe(false);
+      expect((await s.admit([win('t', 10, 0)])).ok).toBe(true);
+      expect((await s.admit([win('t', 10, 3)])).ok).toBe(true);
+      const exhausted = await s.admit([win('t', 10, 0)]);
+      expect(exhausted.ok).toBe(false);
+      expect(exhausted.states[0]!.used).toBe(10);
+    });
+
+    it('all or nothing: when one check refuses, no other check is charged and no lease is taken', async () => {
+      const s = await make();
+      expect((await s.admit([win('full', 1)])).ok).toBe(true);
+      const checks: AdmissionCheck[] = [win('free', 5), { kind: 'concurrency', key: 'conc', limit: 2, leaseMs: 60_000 }, win('full', 1)];
+      const r = await s.admit(checks);
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.failed).toBe(2);
+      const states = await s.inspect(checks);
+      expect(states.map((x) => x.used)).toEqual([0, 0, 1]);
+    });
+
+    it('retryAfterMs is the wait of the slowest refused check', async () => {
+      const s = await make();
+      expect((await s.admit([win('short', 1, 1, 1000)])).ok).toBe(true);
+      expect((await s.admit([win('long', 1, 1, 5000)])).ok).toBe(true);
+      const r = await s.admit([win('short', 1, 1, 1000), win('long', 1, 1, 5000)]);
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      expect(r.failed).toBe(0);
+      expect(r.retryAfterMs).toBeGreaterThan(5000 - slack - 100);
+      expect(r.retryAfterMs).toBeLessThanOrEqual(5000 + bucketMs(5000));
+    });
+
+    it('period counters: charged outside admit, refused at the limit, read back, reset after their TTL', async () => {
+      const s = await make();
+      const budget: AdmissionCheck = { kind: 'counter', key: 'spend', limit: 10 };
+      expect((await s.admit([budget])).ok).toBe(true);
+      await s.charge([{ kind: 'counter', key: 'spend', amount: 4.25, ttlMs: 1000 }]);
+      // An existing counter keeps its expiry: this charge's ttl does not extend it.
+      await s.charge([{ kind: 'counter', key: 'spend', amount: 6, ttlMs: 60_000 }]);
+      expect(await s.readCounters(['spend', 'nothing'])).toEqual([10.25, 0]);
+      const r = await s.admit([budget]);
+      expect(r.ok).toBe(false);
+      if (!r.ok) {
+        expect(r.states[0]!.used).toBe(10.25);
+        expect(r.retryAfterMs).toBeGreaterThan(0);
+        expect(r.retryAfterMs).toBeLessThanOrEqual(1000);
+      }
+      await target.advance(1000 + slack);
+      expect(await s.readCounters(['spend'])).toEqual([0]);
+      expect((await s.admit([budget])).ok).toBe(true);
+    });
+
+    it('window charges count against later admissions (tokens debited when an answer ends)', async () => {
+      const s = await make();
+      await s.charge([{ kind: 'window', key: 'tpm', windowMs: 1000, amount: 90 }]);
+      expect((await s.inspect([win('tpm', 100, 0)]))[0]!.used).toBe(90);
+      expect((await s.admit([win('tpm', 100, 20)])).ok).toBe(false);
+      await s.charge([{ kind: 'window', key: 'tpm', windowMs: 1000, amount: 15 }]);
+      expect((await s.admit([win('tpm', 100, 0)])).ok).toBe(false);
+    });
+
+    it('concurrency leases: taken by admit, given back by release, and expiring by themselves', async () => {
+      const s = await make();
+      const conc: AdmissionCheck = { kind: 'concurrency', key: 'c', limit: 2, leaseMs: 500 };
+      const a = await s.admit([conc]);
+      const b = await s.admit([conc]);
+      expect(a.ok && b.ok).toBe(true);
+      if (!a.ok || !b.ok) return;
+      expect(a.leases).toHaveLength(1);
+      expect(a.leases[0]!.key).toBe('c');
+      const refused = await s.admit([conc]);
+      expect(refused.ok).toBe(false);
+      if (!refused.ok) expect(refused.retryAfterMs).toBeLessThanOrEqual(500);
+      await s.release(a.leases);
+      await s.release(a.leases); // twice is harmless
+      expect((await s.inspect([conc]))[0]!.used).toBe(1);
+      const c = await s.admit([conc]);
+      expect(c.ok).toBe(true);
+      // Leases of a crashed holder expire: both slots free again after leaseMs.
+      await target.advance(500 + slack + 50);
+      expect((await s.inspect([conc]))[0]!.used).toBe(0);
+      expect((await s.admit([conc])).ok).toBe(true);
+    });
+
+    it('inspect charges nothing', async () => {
+      const s = await make();
+      for (let i = 0; i < 3; i++) await s.inspect([win('i', 1), { kind: 'concurrency', key: 'ic', limit: 1, leaseMs: 1000 }]);
+      expect((await s.admit([win('i', 1), { kind: 'concurrency', key: 'ic', limit: 1, leaseMs: 1000 }])).ok).toBe(true);
+    });
+  });
+
+  describe('broadcast', () => {
+    it('delivers published messages to every subscriber of the channel, and stops after unsubscribe', async () => {
+      const s = await make();
+      const got: string[] = [];
+      const other: string[] = [];
+      const off = s.subscribe('circuit', (m) => got.push(m));
+      s.subscribe('elsewhere', (m) => other.push(m));
+      // A subscription may take a moment to be effective (Redis): publish until the first arrives.
+      const deadline = Date.now() + 5000;
+      while (got.length === 0 && Date.now() < deadline) {
+        await s.publish('circuit', 'probe');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await s.publish('circuit', 'open:a/b');
+      await waitFor(() => got.includes('open:a/b'));
+      expect(other).toEqual([]);
+      off();
+      await s.publish('circuit', 'after');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(got).not.toContain('after');
+    });
+  });
+
+  if (target.shared) {
+    const shared = target.shared;
+    describe('several OS processes', () => {
+      it('admits exactly 100 of 300 racing attempts from 4 processes on one window of limit 100', async () => {
+        const s = await make();
+        const [backend, location, prefix] = shared();
+        const startAt = Date.now() + 1500;
+        const results = (await Promise.all(
+          [75, 75, 75, 75].map((n) => runWorker([backend, location, prefix, 'race', String(n), String(startAt)])),
+        )) as { admitted: number }[];
+        const admitted = results.reduce((sum, r) => sum + r.admitted, 0);
+        expect(admitted).toBe(100);
+        expect((await s.inspect([{ kind: 'window', key: 'race', windowMs: 60_000, limit: 100, cost: 0 }]))[0]!.used).toBe(100);
+      }, 60_000);
+
+      it('sees documents and broadcasts from another process', async () => {
+        const s = await make();
+        const [backend, location, prefix] = shared();
+        const got: string[] = [];
+        s.subscribe('circuit', (m) => got.push(m));
+        await new Promise((r) => setTimeout(r, 200));
+        await runWorker([backend, location, prefix, 'put', 'from-child', 'hello']);
+        expect(text(await s.getDoc('docs', 'from-child', 'owner-a'))).toBe('hello');
+        expect(await s.getDoc('docs', 'from-child', 'owner-b')).toBeUndefined();
+        await runWorker([backend, location, prefix, 'publish', 'circuit', 'open:x/y']);
+        await waitFor(() => got.includes('open:x/y'));
+      }, 60_000);
+    });
+  }
+}
+
+export async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

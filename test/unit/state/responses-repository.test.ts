@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import type { Turn } from '../../../src/ir/types.js';
+import { inputItemsOf } from '../../../src/responses-store/input-items.js';
+import { pageOf, ResponsesRepository, UnknownCursorError } from '../../../src/responses-store/responses-repository.js';
+import type { StoredResponse, WireItem } from '../../../src/responses-store/stored-response.js';
+import { MemoryStateStore } from '../../../src/state/memory-store.js';
+
+function record(id: string, owner: string, extra: Partial<StoredResponse> = {}): StoredResponse {
+  const turns: Turn[] = [
+    { role: 'user', parts: [{ type: 'text', text: 'hello' }] },
+    { role: 'assistant', parts: [{ type: 'text', text: 'hi there' }] },
+  ] as Turn[];
+  return {
+    id,
+    owner,
+    createdAt: 1_763_700_000,
+    response: {
+      id,
+      object: 'response',
+      created_at: 1_763_700_000,
+      status: 'completed',
+      model: 'via-messages',
+      output: [
+        { id: `msg_out_${id}`, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hi there', annotations: [] }] },
+        { id: `fc_${id}`, type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{"q":"x"}', status: 'completed' },
+      ],
+    },
+    inputItems: inputItemsOf('hello'),
+    turns,
+    ...extra,
+  };
+}
+
+describe('ResponsesRepository', () => {
+  it('saves and loads a record exactly, for its owner only', async () => {
+    const repo = new ResponsesRepository(new MemoryStateStore(), { ttlMs: 60_000 });
+    const r = record('resp_1', 'alice');
+    await repo.save(r);
+    expect(await repo.load('resp_1', 'alice')).toEqual(r);
+    expect(await repo.load('resp_1', 'bob')).toBeUndefined();
+    expect(await repo.load('resp_missing', 'alice')).toBeUndefined();
+  });
+
+  it('resolves stored output items by id for item_reference, owner-isolated', async () => {
+    const repo = new ResponsesRepository(new MemoryStateStore(), { ttlMs: 60_000 });
+    await repo.save(record('resp_2', 'alice'));
+    expect(await repo.getItem('fc_resp_2', 'alice')).toMatchObject({ type: 'function_call', name: 'lookup', arguments: '{"q":"x"}' });
+    expect(await repo.getItem('fc_resp_2', 'bob')).toBeUndefined();
+    expect(await repo.getItem('fc_unknown', 'alice')).toBeUndefined();
+    // An item pointer's key is not a response id.
+    expect(await repo.load('item:fc_resp_2', 'alice')).toBeUndefined();
+  });
+
+  it('deletes the record and its item pointers, and only for the owner', async () => {
+    const repo = new ResponsesRepository(new MemoryStateStore(), { ttlMs: 60_000 });
+    await repo.save(record('resp_3', 'alice'));
+    expect(await repo.delete('resp_3', 'bob')).toBe(false);
+    expect(await repo.load('resp_3', 'alice')).toBeDefined();
+    expect(await repo.delete('resp_3', 'alice')).toBe(true);
+    expect(await repo.load('resp_3', 'alice')).toBeUndefined();
+    expect(await repo.getItem('fc_resp_3', 'alice')).toBeUndefined();
+    expect(await repo.delete('resp_3', 'alice')).toBe(false);
+  });
+
+  it('expires with the configured TTL and respects the namespace byte bound', async () => {
+    let now = 1_000_000;
+    const store = new MemoryStateStore({ now: () => now, namespaces: [{ name: 'responses', maxBytes: 4000 }] });
+    const repo = new ResponsesRepository(store, { ttlMs: 1000 });
+    await repo.save(record('resp_old', 'alice'));
+    now += 500;
+    // Large enough that two records do not fit: the older one goes.
+    const big = record('resp_big', 'alice', { inputItems: inputItemsOf('x'.repeat(2500)) });
+    await repo.save(big);
+    expect(await repo.load('resp_old', 'alice')).toBeUndefined();
+    expect(await repo.load('resp_big', 'alice')).toBeDefined();
+    now += 1000;
+    expect(await repo.load('resp_big', 'alice')).toBeUndefined();
+  });
+
+  it('stores nothing when max_bytes is 0', async () => {
+    const repo = new ResponsesRepository(new MemoryStateStore(), { ttlMs: 60_000, maxBytes: 0 });
+    expect(repo.enabled).toBe(false);
+    await repo.save(record('resp_off', 'alice'));
+    expect(await repo.load('resp_off', 'alice')).toBeUndefined();
+  });
+
+  it('refuses a record larger than the whole bound with a RangeError the caller can log', async () => {
+    const store = new MemoryStateStore({ namespaces: [{ name: 'responses', maxBytes: 500 }] });
+    const repo = new ResponsesRepository(store, { ttlMs: 1000 });
+    await expect(repo.save(record('resp_huge', 'alice'))).rejects.toBeInstanceOf(RangeError);
+  });
+});
+
+describe('input items', () => {
+  it('gives a string input one user message with an id, and ids to items without one', () => {
+    const [only] = inputItemsOf('hi');
+    expect(only).toMatchObject({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] });
+    expect(only!.id).toMatch(/^msg_[0-9a-f]{24}$/);
+    const items = inputItemsOf([
+      { role: 'user', content: 'plain' },
+      { id: 'fco_keep', type: 'function_call_output', call_id: 'c1', output: '42' },
+    ]);
+    expect(items[0]).toMatchObject({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'plain' }] });
+    expect(items[0]!.id).toMatch(/^msg_/);
+    expect(items[1]).toEqual({ id: 'fco_keep', type: 'function_call_output', call_id: 'c1', output: '42' });
+  });
+});
+
+describe('input item pages (OpenAI cursor semantics)', () => {
+  const items: WireItem[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, type: 'message' }));
+  const ids = (p: { data: WireItem[] }) => p.data.map((i) => i.id);
+
+  it('defaults to newest first, 20 per page', () => {
+    const p = pageOf(items, {});
+    expect(ids(p)).toEqual(['e', 'd', 'c', 'b', 'a']);
+    expect(p).toMatchObject({ object: 'list', first_id: 'e', last_id: 'a', has_more: false });
+  });
+
+  it('pages forward with after/limit in either order', () => {
+    const first = pageOf(items, { order: 'asc', limit: 2 });
+    expect(ids(first)).toEqual(['a', 'b']);
+    expect(first.has_more).toBe(true);
+    const second = pageOf(items, { order: 'asc', limit: 2, after: first.last_id! });
+    expect(ids(second)).toEqual(['c', 'd']);
+    const last = pageOf(items, { order: 'asc', limit: 2, after: second.last_id! });
+    expect(ids(last)).toEqual(['e']);
+    expect(last.has_more).toBe(false);
+    expect(ids(pageOf(items, { order: 'desc', limit: 2, after: 'd' }))).toEqual(['c', 'b']);
+  });
+
+  it('before lists the items just ahead of the cursor; both cursors bound a range', () => {
+    expect(ids(pageOf(items, { order: 'asc', before: 'd', limit: 2 }))).toEqual(['b', 'c']);
+    expect(ids(pageOf(items, { order: 'asc', after: 'a', before: 'e' }))).toEqual(['b', 'c', 'd']);
+    const empty = pageOf(items, { order: 'asc', after: 'e' });
+    expect(empty).toEqual({ object: 'list', data: [], first_id: null, last_id: null, has_more: false });
+  });
+
+  it('names the unknown cursor', () => {
+    expect(() => pageOf(items, { after: 'zz' })).toThrow(UnknownCursorError);
+    expect(() => pageOf(items, { before: 'zz' })).toThrow(/before: no input item with id 'zz'/);
+  });
+});

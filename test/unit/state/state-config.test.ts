@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig, resolveConfig } from '../../../src/config/load-config.js';
+import { connectStateStore, createStateStore } from '../../../src/state/create-state-store.js';
+import { StateUnavailableError } from '../../../src/state/types.js';
+
+const base = { providers: { p: { protocol: 'demo' } }, models: { m: { provider: 'p' } } };
+const resolve = (extra: Record<string, unknown>) => resolveConfig({ ...base, ...extra }, 'test');
+
+describe('state config', () => {
+  it('defaults to memory, with the default path, prefix, required start and byte bounds per backend', () => {
+    const c = resolve({});
+    expect(c.state).toEqual({ backend: 'memory', path: './.switchyard/state', url: '', keyPrefix: 'switchyard:', required: true, opTimeoutMs: 1500 });
+    expect(c.responsesStore).toEqual({ maxEntries: 1000, maxBytes: 64 * 1024 * 1024, ttlMs: 3_600_000 });
+    expect(resolve({ state: { backend: 'file' } }).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
+    expect(resolve({ state: { backend: 'redis', url: 'redis://127.0.0.1:6379' } }).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
+  });
+
+  it('keeps accepting max_entries; max_entries: 0 still switches storing off unless max_bytes is given', () => {
+    expect(resolve({ responses_store: { max_entries: 10 } }).responsesStore).toMatchObject({ maxEntries: 10, maxBytes: 64 * 1024 * 1024 });
+    expect(resolve({ responses_store: { max_entries: 0 } }).responsesStore.maxBytes).toBe(0);
+    expect(resolve({ responses_store: { max_entries: 0, max_bytes: 1000 } }).responsesStore.maxBytes).toBe(1000);
+  });
+
+  it.each([
+    [{ state: { backend: 'redis' } }, /^state\.url: required for backend redis/],
+    [{ state: { backend: 'redis', url: 'not a url' } }, /^state\.url: not a URL/],
+    [{ state: { backend: 'redis', url: 'http://127.0.0.1:6379' } }, /^state\.url: scheme must be redis:\/\/ or rediss:\/\/, got http:/],
+    [{ state: { backend: 'memory', url: 'redis://x:1' } }, /^state\.url: only used by backend redis/],
+    [{ state: { backend: 'redis', url: 'redis://x:1', path: './s' } }, /^state\.path: only used by backend file/],
+    [{ state: { backend: 'file', key_prefix: 'a:' } }, /^state\.key_prefix: only used by backend redis/],
+    [{ state: { backend: 'sqlite' } }, /^state\.backend/],
+    [{ state: { backend: 'file', flavour: 'x' } }, /^state/],
+    [{ responses_store: { max_bytes: -1 } }, /^responses_store\.max_bytes/],
+  ])('rejects %j with a message naming the key', (extra, message) => {
+    expect(() => resolve(extra)).toThrow(ConfigError);
+    expect(() => resolve(extra)).toThrow(message);
+  });
+
+  it('never echoes a redis password in an error', () => {
+    expect(() => resolve({ state: { backend: 'redis', url: 'http://user:hunter2@host:1' } })).toThrow(/^(?!.*hunter2)/);
+  });
+});
+
+describe('the multi-instance example', () => {
+  it('is a valid config that shares one Redis', () => {
+    const file = fileURLToPath(new URL('../../../examples/multi-instance/switchyard.yaml', import.meta.url));
+    const c = loadConfig({ file, env: { ALICE_KEY: 'sk-alice-example', ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' } });
+    expect(c.state).toMatchObject({ backend: 'redis', url: 'redis://redis:6379', keyPrefix: 'switchyard:' });
+    expect(c.server.host).toBe('0.0.0.0');
+  });
+});
+
+describe('createStateStore / connectStateStore', () => {
+  it('builds the configured backend', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-factory-'));
+    try {
+      const memory = createStateStore(resolve({}));
+      const file = createStateStore(resolve({ state: { backend: 'file', path: dir } }));
+      expect([memory.backend, file.backend]).toEqual(['memory', 'file']);
+      await file.putDoc('responses', 'r', 'o', Buffer.from('x'), 1000);
+      await Promise.all([memory.close(), file.close()]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails start-up fast with a clear message when Redis does not answer, unless required is false', async () => {
+    const config = resolve({ state: { backend: 'redis', url: 'redis://:secretpw@127.0.0.1:1', op_timeout_ms: 300 } });
+    const store = createStateStore(config);
+    try {
+      const err = await connectStateStore(store, config).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StateUnavailableError);
+      expect((err as Error).message).toMatch(/state store unavailable \(redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1.*set state\.required: false to start anyway/);
+      expect((err as Error).message).not.toContain('secretpw');
+
+      const lenient = { state: { ...config.state, required: false } };
+      const heard: string[] = [];
+      await expect(connectStateStore(store, lenient, (e) => heard.push(e.op))).resolves.toBeUndefined();
+      expect(heard).toEqual(['ping']);
+    } finally {
+      await store.close();
+    }
+  });
+});
