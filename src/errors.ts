@@ -14,11 +14,12 @@ export type GatewayErrorKind =
   | 'api_error' // 500
   | 'bad_gateway' // 502: upstream unreachable, or upstream rejected our own credentials
   | 'overloaded' // 529 (Messages) / 503 (Responses)
+  | 'unavailable' // 503: the gateway's own shared state store cannot be reached
   | 'timeout'; // 504
 
 export const ERROR_KINDS: readonly GatewayErrorKind[] = [
   'invalid_request', 'context_overflow', 'authentication', 'billing', 'permission', 'not_found', 'conflict',
-  'request_too_large', 'rate_limit', 'api_error', 'bad_gateway', 'overloaded', 'timeout',
+  'request_too_large', 'rate_limit', 'api_error', 'bad_gateway', 'overloaded', 'unavailable', 'timeout',
 ];
 
 interface KindInfo {
@@ -46,6 +47,9 @@ export const KIND_INFO: Record<GatewayErrorKind, KindInfo> = {
   // overload with 529 `overloaded_error` (what its clients know as "Overloaded" and retry), OpenAI with
   // 503 `server_is_overloaded`. Never a 500 `api_error`, which reads as a bug rather than "busy".
   overloaded: { messagesStatus: 529, responsesStatus: 503, retryable: true },
+  // Not the upstream's overload (529 would make Claude Code report the model as overloaded): the
+  // gateway's state store is away; a 503 both SDKs retry.
+  unavailable: { messagesStatus: 503, responsesStatus: 503, retryable: true },
   timeout: { messagesStatus: 504, responsesStatus: 504, retryable: true },
 };
 

@@ -16,6 +16,7 @@ const ERROR_TYPES: Record<GatewayErrorKind, string> = {
   api_error: 'api_error',
   bad_gateway: 'api_error',
   overloaded: 'overloaded_error',
+  unavailable: 'api_error',
   timeout: 'timeout_error',
 };
 

@@ -25,6 +25,7 @@ const ENVELOPES: Record<GatewayErrorKind, Envelope> = {
   api_error: { type: 'server_error', code: 'server_error' },
   bad_gateway: { type: 'server_error', code: 'server_error' },
   overloaded: { type: 'server_error', code: 'server_is_overloaded' },
+  unavailable: { type: 'server_error', code: 'service_unavailable' },
   timeout: { type: 'server_error', code: 'timeout' },
 };
 

@@ -15,6 +15,7 @@ const TYPES: Record<GatewayErrorKind, [number, string, boolean]> = {
   api_error: [500, 'api_error', true],
   bad_gateway: [502, 'api_error', true],
   overloaded: [529, 'overloaded_error', true],
+  unavailable: [503, 'api_error', true],
   timeout: [504, 'timeout_error', true],
 };
 

@@ -22,6 +22,7 @@ describe('encodeError: the OpenAI error envelope (responses.md §10, mapping.md 
     ['api_error', 500, 'server_error', 'server_error'],
     ['bad_gateway', 502, 'server_error', 'server_error'],
     ['overloaded', 503, 'server_error', 'server_is_overloaded'],
+    ['unavailable', 503, 'server_error', 'service_unavailable'],
     ['timeout', 504, 'server_error', 'timeout'],
   ];
   for (const [kind, status, type, code] of table) {
