@@ -1,5 +1,5 @@
 // Chat Completions stream → IR events (chat-completions.md §5, §8; mapping.md §13.4). Frames are
-// `data:` lines without event names, ended by `[DONE]`; every deviation of §8 is tolerated.
+// `data:` lines without event names, ended by `[DONE]`; every deviation of chat-completions.md §8 is tolerated.
 //
 // Blocks are strictly sequential, so tool calls stream live only while the upstream sends them one after
 // another. A new call index closes the current call only when its JSON is complete; when calls are

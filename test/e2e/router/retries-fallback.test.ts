@@ -125,9 +125,10 @@ describe('router: retries and fallback', () => {
       const t0 = Date.now();
       await expect(h.openai.responses.create({ model: 'budget', input: 'hi', store: false })).rejects.toMatchObject({ status: 503 });
       const elapsed = Date.now() - t0;
-      // backoff 50–100 ms per step (jittered), budget 250 ms: 3 to 6 attempts of the 10 allowed
+      // backoff 50–100 ms per step (jittered), budget 250 ms: 3 to 6 attempts of the 10 allowed on an idle
+      // machine; a loaded one spends part of the budget on the attempts themselves, so at least one retry.
       const n = generations(h).length;
-      expect(n).toBeGreaterThanOrEqual(3);
+      expect(n).toBeGreaterThanOrEqual(2);
       expect(n).toBeLessThanOrEqual(6);
       expect(elapsed).toBeGreaterThanOrEqual(100);
       expect(elapsed).toBeLessThan(1000);
