@@ -6,17 +6,20 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { GatewayError } from '../../errors.js';
 import { CountTokensRequest, MessagesRequest } from '../../protocols/anthropic-messages/request.js';
 import type { CountTokensRequestBody, MessagesRequestBody } from '../../protocols/anthropic-messages/request.js';
+import { checkVendorRules } from './vendor-rules.js';
 
 const createCheck = TypeCompiler.Compile(MessagesRequest);
 const countCheck = TypeCompiler.Compile(CountTokensRequest);
 
 export function validateCreateRequest(body: unknown): MessagesRequestBody {
   if (!createCheck.Check(body)) throw validationError(createCheck, body);
+  checkVendorRules(body);
   return body;
 }
 
 export function validateCountTokensRequest(body: unknown): CountTokensRequestBody {
   if (!countCheck.Check(body)) throw validationError(countCheck, body);
+  checkVendorRules(body);
   return body;
 }
 
@@ -125,7 +128,7 @@ function dotPath(pointer: string): string {
 }
 
 function wording(err: ValueError): string {
-  const s = err.schema as { const?: unknown; minimum?: number; maximum?: number; minLength?: number };
+  const s = err.schema as { const?: unknown; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; pattern?: string };
   switch (err.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return 'Field required';
@@ -133,8 +136,14 @@ function wording(err: ValueError): string {
       return 'Input should be a valid string';
     case ValueErrorType.StringMinLength:
       return `String should have at least ${s.minLength} character${s.minLength === 1 ? '' : 's'}`;
+    case ValueErrorType.StringMaxLength:
+      return `String should have at most ${s.maxLength} character${s.maxLength === 1 ? '' : 's'}`;
+    case ValueErrorType.StringPattern:
+      return `String should match pattern '${s.pattern}'`;
+    case ValueErrorType.ObjectAdditionalProperties:
+      return 'Extra inputs are not permitted';
     case ValueErrorType.Integer:
-      return 'Input should be a valid integer';
+      return Number.isFinite(err.value) ? 'Input should be a valid integer' : 'Input should be a finite number';
     case ValueErrorType.Number:
       return 'Input should be a valid number';
     case ValueErrorType.IntegerMinimum:
