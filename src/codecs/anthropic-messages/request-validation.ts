@@ -143,7 +143,7 @@ function wording(err: ValueError): string {
     case ValueErrorType.ObjectAdditionalProperties:
       return 'Extra inputs are not permitted';
     case ValueErrorType.Integer:
-      return Number.isFinite(err.value) ? 'Input should be a valid integer' : 'Input should be a finite number';
+      return 'Input should be a valid integer';
     case ValueErrorType.Number:
       return 'Input should be a valid number';
     case ValueErrorType.IntegerMinimum:
