@@ -1,7 +1,7 @@
 // The JSON body parser of both doors: a nesting-depth limit checked on the raw text in one pass before
 // JSON.parse, so a body nested 10,000 deep is a 400 here instead of a stack overflow later (in a
 // serializer or a translator that recurses). The same pass spots a `"__proto__"` key, which fastify's
-// default parser also refuses.
+// default parser also refuses (spelled plainly; an escaped spelling is caught by a native regex).
 import { GatewayError } from '../errors.js';
 
 /** Deepest object/array nesting a request body may have. Real bodies stay far below it (Claude Code's
@@ -53,10 +53,15 @@ export function scanJson(text: string, maxDepth: number): ScanResult {
   return proto ? Scan.ProtoKey : Scan.Ok;
 }
 
+/** An escaped `_`, `p`, `r`, `o` or `t`: the only way to spell `__proto__` that the scan cannot see.
+ * (Not any `\u00…`: Python clients escape every non-ASCII character.) */
+const ESCAPED_PROTO_LETTER = /\\u00(?:5[fF]|6[fF]|7[024])/;
+
 /** Raw body text → value, or a 400 GatewayError saying what is wrong with it. */
 export function parseJsonBody(text: string): unknown {
   if (text.length === 0) throw new GatewayError('invalid_request', 'request body is empty; expected a JSON object');
-  const scan = scanJson(text, MAX_JSON_DEPTH);
+  let scan = scanJson(text, MAX_JSON_DEPTH);
+  if (scan === Scan.Ok && ESCAPED_PROTO_LETTER.test(text)) scan = Scan.ProtoKey;
   if (scan === Scan.TooDeep) {
     throw new GatewayError('invalid_request', `request body is nested deeper than ${MAX_JSON_DEPTH} levels`, { code: 'json_too_deep' });
   }
