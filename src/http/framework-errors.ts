@@ -74,9 +74,13 @@ function drainThenAnswer(request: FastifyRequest, reply: FastifyReply): void {
     socket.destroy();
   }, DRAIN_MAX_MS);
   timer.unref();
-  raw.on('data', count);
   raw.once('end', stop);
   raw.once('close', stop);
+  // Node discards the rest of an unread body once the answer is finished (dropping 'data' listeners
+  // as it starts), so the byte count is attached after that.
+  reply.raw.once('finish', () => {
+    if (!raw.complete) raw.on('data', count);
+  });
   raw.resume();
 }
 
