@@ -7,7 +7,8 @@
 // in one walk over `messages` (and one over `tools`), with the API's own wording where it is known:
 //
 //   messages          at least one message is required
-//   messages.N        non-empty content, except an optional final assistant message
+//   messages.N        non-empty content, except an optional final assistant message, which must not
+//                     end with whitespace (it is a prefill)
 //   ….text            text content blocks must be non-empty and contain non-whitespace text
 //   ….source.data     base64 payloads must be base64
 //   tool_use ids      unique; every one answered by a tool_result at the start of the next user message
@@ -15,6 +16,7 @@
 //   tools.N.name      unique
 //   tool_choice       names an offered tool; does not force tool use while thinking is enabled
 //   max_tokens        greater than thinking.budget_tokens
+//   with thinking     temperature only 1, top_p 0.95–1, no top_k
 import { GatewayError } from '../../errors.js';
 import { isBase64 } from '../base64-check.js';
 import type { CountTokensRequestBody, MessageParamBody } from '../../protocols/anthropic-messages/request.js';
@@ -37,6 +39,13 @@ export function checkVendorRules(body: CountTokensRequestBody): void {
     if (choice !== undefined && (choice.type === 'any' || choice.type === 'tool')) {
       fail('tool_choice', 'Thinking may not be enabled when tool_choice forces tool use.');
     }
+    if (body.temperature !== undefined && body.temperature !== 1) {
+      fail('temperature', '`temperature` may only be set to 1 when thinking is enabled.');
+    }
+    if (body.top_p !== undefined && body.top_p < 0.95) {
+      fail('top_p', '`top_p` must be greater than or equal to 0.95 when thinking is enabled.');
+    }
+    if (body.top_k !== undefined) fail('top_k', '`top_k` cannot be set when thinking is enabled.');
   }
   const system = body.system;
   if (system !== undefined && typeof system !== 'string') {
@@ -71,6 +80,9 @@ function checkConversation(messages: readonly MessageParamBody[]): void {
     const finalAssistant = i === last && m.role === 'assistant';
     if (typeof content === 'string' ? content === '' : content.length === 0) {
       if (!finalAssistant) fail(`messages.${i}`, 'all messages must have non-empty content except for the optional final assistant message');
+    }
+    if (finalAssistant && endsWithWhitespace(content)) {
+      fail(`messages.${i}`, 'final assistant content cannot end with trailing whitespace');
     }
     if (m.role === 'assistant') {
       if (typeof content === 'string') continue;
@@ -135,6 +147,20 @@ function checkConversation(messages: readonly MessageParamBody[]): void {
     pendingAt = -1;
   }
 }
+
+/** A prefill's last text (string content, or a last block of type text). */
+function endsWithWhitespace(content: MessageParamBody['content']): boolean {
+  let text: string;
+  if (typeof content === 'string') text = content;
+  else {
+    const last = content[content.length - 1] as Block | undefined;
+    if (last === undefined || last.type !== 'text') return false;
+    text = last.text as string;
+  }
+  return text.length > 0 && TRAILING_SPACE.test(text);
+}
+
+const TRAILING_SPACE = /\s$/;
 
 function unanswered(at: number, pending: readonly string[]): never {
   const ids = pending.filter((id) => id !== '').join(', ');

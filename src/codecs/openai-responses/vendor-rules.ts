@@ -16,6 +16,7 @@
 //   tools[i].name                unique (within a namespace: unique in it)
 //   tool_choice                  names an offered tool
 //   metadata                     keys of at most 64 characters
+//   previous_response_id         not together with conversation
 import { GatewayError } from '../../errors.js';
 import type { InputItemBody } from '../../protocols/openai-responses/input-items.js';
 import type { ResponsesRequestBody } from '../../protocols/openai-responses/request.js';
@@ -24,6 +25,13 @@ import type { ToolBody, ToolChoiceBody } from '../../protocols/openai-responses/
 type Loose = Record<string, unknown>;
 
 export function checkVendorRules(body: ResponsesRequestBody): void {
+  if (body.previous_response_id != null && (body as Loose).conversation != null) {
+    fail(
+      'previous_response_id',
+      null,
+      "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.",
+    );
+  }
   const input = body.input;
   if (input !== undefined && typeof input !== 'string') {
     if (input.length === 0) {

@@ -20,7 +20,7 @@ export const TextFormatParam = Type.Union([
   Type.Object({ type: Type.Literal('json_object') }),
   Type.Object({
     type: Type.Literal('json_schema'),
-    name: Type.String({ minLength: 1 }),
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-zA-Z0-9_-]+$' }),
     schema: Type.Object({}),
     description: Type.Optional(Nullable(Type.String())),
     strict: Type.Optional(Nullable(Type.Boolean())),

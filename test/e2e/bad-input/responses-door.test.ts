@@ -117,6 +117,8 @@ const CASES: [string, string, string | null, Body][] = [
   ['an unknown reasoning summary', 'reasoning.summary', 'invalid_value', { reasoning: { summary: 'verbose' } }],
   ['an unknown text format type', 'text.format.type', 'invalid_value', { text: { format: { type: 'yaml' } } }],
   ['a json_schema format without a name', 'text.format.name', 'missing_required_parameter', { text: { format: { type: 'json_schema', schema: {} } } }],
+  ['a json_schema format name with spaces', 'text.format.name', 'invalid_value', { text: { format: { type: 'json_schema', name: 'my schema', schema: {} } } }],
+  ['previous_response_id with conversation', 'previous_response_id', null, { previous_response_id: 'resp_1', conversation: 'conv_1' }],
   ['an unknown truncation', 'truncation', 'invalid_value', { truncation: 'sometimes' }],
   ['model missing', 'model', 'missing_required_parameter', { model: undefined }],
   ['model empty', 'model', 'empty_string', { model: '' }],
