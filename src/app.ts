@@ -58,7 +58,6 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     logger: false,
     bodyLimit: config.server.bodyLimitBytes,
     keepAliveTimeout: 75_000,
-    requestTimeout: 0,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ...frameworkErrorOptions,

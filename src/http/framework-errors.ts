@@ -17,8 +17,14 @@ export function codecForPath(request: FastifyRequest): InboundCodec {
   return request.url.startsWith('/v1/responses') ? responsesCodec : messagesCodec;
 }
 
+/** Time to receive a whole request (head and body; not the answer, which may stream for long). Past
+ * it Node answers 408 through `clientError`: a caller that announces more body than it sends, or
+ * trickles its head, cannot hold a connection forever. Node's own default; 32 MiB fit at ~110 kB/s. */
+export const REQUEST_RECEIVE_TIMEOUT_MS = 300_000;
+
 /** Options for the Fastify constructor. */
-export const frameworkErrorOptions: Pick<FastifyServerOptions, 'clientErrorHandler' | 'frameworkErrors'> = {
+export const frameworkErrorOptions: Pick<FastifyServerOptions, 'clientErrorHandler' | 'frameworkErrors' | 'requestTimeout'> = {
+  requestTimeout: REQUEST_RECEIVE_TIMEOUT_MS,
   // Fastify types rawPacket as a JSON-ified buffer; Node hands over the Buffer itself.
   clientErrorHandler: (err, socket) => onClientError(err as unknown as ParserError, socket),
   frameworkErrors(error, request, reply): void {

@@ -3,6 +3,7 @@
 // in an envelope both SDKs parse, never fastify's default body, a 500, a reset or a hang; and nothing
 // may reach the upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { frameworkErrorOptions, REQUEST_RECEIVE_TIMEOUT_MS } from '../../../src/http/framework-errors.js';
 import { MAX_JSON_DEPTH } from '../../../src/http/json-body.js';
 import { MODELS, startHarness, type Harness } from '../../support/gateway-harness.js';
 import { rawExchange } from '../../unit/support/raw-http.js';
@@ -66,6 +67,29 @@ describe("Node's HTTP parser refusals get a status and a body both SDKs parse", 
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expectBothSdkEnvelope(answer.slice(answer.indexOf('\r\n\r\n') + 4), 400, 'incomplete_body');
   }, 15_000);
+
+  it('a request not received in time (Node\'s requestTimeout) gets 408 in the same envelope', async () => {
+    // The timeout itself is minutes long; the answer to Node's timeout error is what is tested here,
+    // on a real socket pair.
+    const { createServer, connect } = await import('node:net');
+    const server = createServer((socket) => {
+      const err = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+      frameworkErrorOptions.clientErrorHandler!(err as never, socket);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const answer = await new Promise<string>((resolve) => {
+      const s = connect((server.address() as { port: number }).port, '127.0.0.1');
+      let out = '';
+      s.on('data', (d) => (out += String(d)));
+      s.on('close', () => resolve(out));
+      s.write('POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{');
+    });
+    server.close();
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { type: string; error: { type: string; code: string } };
+    expect([body.type, body.error.type, body.error.code]).toEqual(['error', 'timeout_error', 'request_timeout']);
+    expect(h.gateway.app.server.requestTimeout).toBe(REQUEST_RECEIVE_TIMEOUT_MS);
+  });
 
   it('a malformed URL escape on a known door answers in that door\'s envelope', async () => {
     const res = await rawExchange(port, 'POST /v1/responses/%zz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n');
