@@ -1,5 +1,6 @@
 // Compiled request validators (compiled once, at module load) and the one place a failed check becomes
 // a 400 naming the field the way the Anthropic API does: `messages.0.content.1.source: Field required`.
+// A body that passes the shape then meets the rules that need the whole request (vendor-rules.ts).
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';

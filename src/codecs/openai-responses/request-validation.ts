@@ -1,6 +1,7 @@
 // The compiled create-body check (compiled once, at module load) and the one place a failed check
 // becomes a 400 worded the way the OpenAI API words it: `param` as `input[2].content`, `code`
-// missing_required_parameter / invalid_type / invalid_value.
+// missing_required_parameter / invalid_type / invalid_value / the bound codes. A body that passes the
+// shape then meets the rules that need the whole request (vendor-rules.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
