@@ -1,15 +1,13 @@
 // buildApp(config): the Fastify instance with every route in flow order, and the shared context.
 // Never listens (main.ts does), so tests can run it on an ephemeral port.
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { messagesCodec } from './codecs/anthropic-messages/index.js';
-import { responsesCodec } from './codecs/openai-responses/index.js';
-import type { InboundCodec } from './codecs/types.js';
 import type { GatewayConfig } from './config/types.js';
 import { HttpClient } from './drivers/http-client.js';
 import { GatewayError } from './errors.js';
 import { registerAuthHook } from './http/auth-hook.js';
 import type { AppContext } from './http/context.js';
+import { codecForPath, frameworkErrorOptions, installFrameworkErrorHandling } from './http/framework-errors.js';
 import { requestIdFor, sendError } from './http/reply-helpers.js';
 import { registerGenerationRoutes } from './http/routes/generation-routes.js';
 import { registerModelRoutes } from './http/routes/model-routes.js';
@@ -67,15 +65,12 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     logger: false,
     bodyLimit: config.server.bodyLimitBytes,
     keepAliveTimeout: 75_000,
-    requestTimeout: 0,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...frameworkErrorOptions,
   });
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const codec = codecForPath(request);
-    sendError(reply, codec, fastifyToGatewayError(error), requestIdFor(request));
-  });
+  installFrameworkErrorHandling(app);
   app.setNotFoundHandler((request, reply) => {
     const codec = codecForPath(request);
     sendError(reply, codec, new GatewayError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`), requestIdFor(request));
@@ -114,32 +109,6 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
       ready = value;
     },
   };
-}
-
-function codecForPath(request: FastifyRequest): InboundCodec {
-  return request.url.startsWith('/v1/responses') ? responsesCodec : messagesCodec;
-}
-
-function fastifyToGatewayError(error: FastifyError): GatewayError {
-  if (error instanceof GatewayError) return error;
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new GatewayError('request_too_large', 'request body is larger than this gateway accepts');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new GatewayError('invalid_request', 'content-type must be application/json');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new GatewayError('invalid_request', 'request body is empty; expected a JSON object');
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new GatewayError('invalid_request', 'content-length does not match the body');
-    default:
-      break;
-  }
-  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/.test(error.message)) {
-    return new GatewayError('invalid_request', `request body is not valid JSON: ${error.message.slice(0, 200)}`);
-  }
-  const status = error.statusCode ?? 500;
-  if (status >= 400 && status < 500) return new GatewayError('invalid_request', error.message);
-  return new GatewayError('api_error', 'internal gateway error', { cause: error });
 }
 
 function collectSecrets(config: GatewayConfig): string[] {

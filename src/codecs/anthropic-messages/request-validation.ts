@@ -1,22 +1,26 @@
 // Compiled request validators (compiled once, at module load) and the one place a failed check becomes
 // a 400 naming the field the way the Anthropic API does: `messages.0.content.1.source: Field required`.
+// A body that passes the shape then meets the rules that need the whole request (vendor-rules.ts).
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { GatewayError } from '../../errors.js';
 import { CountTokensRequest, MessagesRequest } from '../../protocols/anthropic-messages/request.js';
 import type { CountTokensRequestBody, MessagesRequestBody } from '../../protocols/anthropic-messages/request.js';
+import { checkVendorRules } from './vendor-rules.js';
 
 const createCheck = TypeCompiler.Compile(MessagesRequest);
 const countCheck = TypeCompiler.Compile(CountTokensRequest);
 
 export function validateCreateRequest(body: unknown): MessagesRequestBody {
   if (!createCheck.Check(body)) throw validationError(createCheck, body);
+  checkVendorRules(body);
   return body;
 }
 
 export function validateCountTokensRequest(body: unknown): CountTokensRequestBody {
   if (!countCheck.Check(body)) throw validationError(countCheck, body);
+  checkVendorRules(body);
   return body;
 }
 
@@ -125,7 +129,7 @@ function dotPath(pointer: string): string {
 }
 
 function wording(err: ValueError): string {
-  const s = err.schema as { const?: unknown; minimum?: number; maximum?: number; minLength?: number };
+  const s = err.schema as { const?: unknown; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; pattern?: string };
   switch (err.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return 'Field required';
@@ -133,6 +137,12 @@ function wording(err: ValueError): string {
       return 'Input should be a valid string';
     case ValueErrorType.StringMinLength:
       return `String should have at least ${s.minLength} character${s.minLength === 1 ? '' : 's'}`;
+    case ValueErrorType.StringMaxLength:
+      return `String should have at most ${s.maxLength} character${s.maxLength === 1 ? '' : 's'}`;
+    case ValueErrorType.StringPattern:
+      return `String should match pattern '${s.pattern}'`;
+    case ValueErrorType.ObjectAdditionalProperties:
+      return 'Extra inputs are not permitted';
     case ValueErrorType.Integer:
       return 'Input should be a valid integer';
     case ValueErrorType.Number:

@@ -3,6 +3,7 @@
 // is a 400 naming it.
 import { GatewayError } from '../../errors.js';
 import type { FilePart, ImagePart, MediaSource, TextPart, Warning } from '../../ir/types.js';
+import { isBase64 } from '../base64-check.js';
 import type {
   ContentPartBody,
   InputFilePartBody,
@@ -33,13 +34,25 @@ export function contentPart(part: ContentPartBody, param: string, warnings: Warn
 
 function imagePart(p: InputImagePartBody, param: string): ImagePart {
   let source: MediaSource;
-  if (p.image_url != null && p.image_url !== '') source = urlSource(p.image_url, param + '.image_url', false, undefined);
+  if (p.image_url != null && p.image_url !== '') {
+    source = urlSource(p.image_url, param + '.image_url', false, undefined);
+    if (source.kind === 'base64' && !IMAGE_TYPES.has(source.mediaType)) {
+      throw new GatewayError(
+        'invalid_request',
+        `Invalid '${param}.image_url'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got unsupported MIME type '${source.mediaType}'.`,
+        { param: param + '.image_url', code: 'invalid_value' },
+      );
+    }
+  }
   else if (p.file_id != null && p.file_id !== '') source = { kind: 'file-id', fileId: p.file_id };
   else throw missing(param + '.image_url', 'an input_image needs image_url or file_id');
   const part: ImagePart = { type: 'image', source };
   if (p.detail != null) part.detail = p.detail;
   return part;
 }
+
+/** The image types the API takes in a data URL. */
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
 
 function filePart(p: InputFilePartBody, param: string): FilePart {
   let source: MediaSource;
@@ -76,14 +89,23 @@ function urlSource(value: string, param: string, bareAllowed: boolean, filename:
       });
     }
     const mediaType = params[0] !== '' ? params[0]!.toLowerCase() : mediaTypeFor(filename);
-    return { kind: 'base64', mediaType, data: value.slice(comma + 1) };
+    const data = value.slice(comma + 1);
+    if (!isBase64(data)) throw badBase64(param);
+    return { kind: 'base64', mediaType, data };
   }
   if (/^https?:\/\//i.test(value)) return { kind: 'url', url: value };
-  if (bareAllowed) return { kind: 'base64', mediaType: mediaTypeFor(filename), data: value };
+  if (bareAllowed) {
+    if (!isBase64(value)) throw badBase64(param);
+    return { kind: 'base64', mediaType: mediaTypeFor(filename), data: value };
+  }
   throw new GatewayError('invalid_request', `Invalid '${param}': expected an http(s) URL or a base64 data URL.`, {
     param,
     code: 'invalid_value',
   });
+}
+
+function badBase64(param: string): GatewayError {
+  return new GatewayError('invalid_request', `Invalid '${param}': the data is not valid base64.`, { param, code: 'invalid_value' });
 }
 
 const MEDIA_TYPES: Record<string, string> = {

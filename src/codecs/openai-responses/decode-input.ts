@@ -16,6 +16,7 @@ import type {
 } from '../../ir/types.js';
 import { decodeEnvelope, isEnvelope } from '../../ir/reasoning-envelope.js';
 import type { ContentPartBody } from '../../protocols/openai-responses/content-parts.js';
+import { BUILT_IN_ITEM_TYPES } from '../../protocols/openai-responses/input-items.js';
 import type {
   CustomToolCallItemBody,
   FunctionCallItemBody,
@@ -27,32 +28,8 @@ import type {
 } from '../../protocols/openai-responses/input-items.js';
 import { contentPart } from './decode-content.js';
 
-/** Built-in item types named in warnings; anything else is reported as `other` (bounded field names). */
-const BUILT_IN_ITEMS = new Set([
-  'file_search_call',
-  'web_search_call',
-  'computer_call',
-  'computer_call_output',
-  'image_generation_call',
-  'code_interpreter_call',
-  'local_shell_call',
-  'local_shell_call_output',
-  'shell_call',
-  'shell_call_output',
-  'apply_patch_call',
-  'apply_patch_call_output',
-  'mcp_list_tools',
-  'mcp_approval_request',
-  'mcp_approval_response',
-  'mcp_call',
-  'tool_search_call',
-  'tool_search_output',
-  'additional_tools',
-  'compaction',
-  'compaction_trigger',
-  'program',
-  'program_output',
-]);
+/** Built-in item types (validated as such; named in warnings). */
+const BUILT_IN_ITEMS: ReadonlySet<string> = new Set(BUILT_IN_ITEM_TYPES);
 
 type KnownItem =
   | MessageItemBody

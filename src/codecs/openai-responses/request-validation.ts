@@ -1,16 +1,21 @@
 // The compiled create-body check (compiled once, at module load) and the one place a failed check
 // becomes a 400 worded the way the OpenAI API words it: `param` as `input[2].content`, `code`
-// missing_required_parameter / invalid_type / invalid_value.
+// missing_required_parameter / invalid_type / invalid_value / the bound codes. A body that passes the
+// shape then meets the rules that need the whole request (vendor-rules.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { GatewayError } from '../../errors.js';
 import { ResponsesRequest, type ResponsesRequestBody } from '../../protocols/openai-responses/request.js';
+import { checkVendorRules } from './vendor-rules.js';
 
 const check = TypeCompiler.Compile(ResponsesRequest);
 
 export function validateRequest(body: unknown): ResponsesRequestBody {
-  if (check.Check(body)) return body;
+  if (check.Check(body)) {
+    checkVendorRules(body);
+    return body;
+  }
   if (kindOf(body) !== 'object') {
     throw new GatewayError('invalid_request', 'The request body must be a JSON object.', { code: 'invalid_type' });
   }
@@ -38,7 +43,18 @@ export function paramOf(pointer: string): string {
 interface Problem {
   param: string;
   message: string;
-  code: 'missing_required_parameter' | 'invalid_type' | 'invalid_value';
+  /** The codes the OpenAI API gives for these failures. */
+  code:
+    | 'missing_required_parameter'
+    | 'invalid_type'
+    | 'invalid_value'
+    | 'empty_string'
+    | 'string_above_max_length'
+    | 'integer_below_min_value'
+    | 'integer_above_max_value'
+    | 'decimal_below_min_value'
+    | 'decimal_above_max_value'
+    | 'object_above_max_properties';
 }
 
 function throwProblem(p: Problem): never {
@@ -212,7 +228,7 @@ function describe(err: ValueError): Problem {
 }
 
 function leaf(err: ValueError): Problem {
-  const s = err.schema as { const?: unknown; minimum?: number; maximum?: number; minLength?: number };
+  const s = err.schema as { const?: unknown; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; pattern?: string; maxProperties?: number };
   const param = paramOf(err.path);
   switch (err.type) {
     case ValueErrorType.ObjectRequiredProperty:
@@ -230,23 +246,45 @@ function leaf(err: ValueError): Problem {
     case ValueErrorType.StringMinLength:
       return {
         param,
-        code: 'invalid_value',
+        code: String(err.value).length === 0 ? 'empty_string' : 'invalid_value',
         message: `Invalid '${param}': string too short. Expected a string with minimum length ${s.minLength}, but got a string with length ${String(err.value).length} instead.`,
       };
+    case ValueErrorType.StringMaxLength:
+      return {
+        param,
+        code: 'string_above_max_length',
+        message: `Invalid '${param}': string too long. Expected a string with maximum length ${s.maxLength}, but got a string with length ${String(err.value).length} instead.`,
+      };
+    case ValueErrorType.StringPattern:
+      return {
+        param,
+        code: 'invalid_value',
+        message: `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '${s.pattern}'.`,
+      };
+    case ValueErrorType.ObjectMaxProperties:
+      return {
+        param,
+        code: 'object_above_max_properties',
+        message: `Invalid '${param}': too many properties. Expected an object with at most ${s.maxProperties} properties, but got an object with ${Object.keys(err.value as object).length} properties instead.`,
+      };
     case ValueErrorType.IntegerMinimum:
-    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.NumberMinimum: {
+      const integer = err.type === ValueErrorType.IntegerMinimum;
       return {
         param,
-        code: 'invalid_value',
-        message: `Invalid '${param}': value below minimum. Expected a value >= ${s.minimum}, but got ${String(err.value)} instead.`,
+        code: integer ? 'integer_below_min_value' : 'decimal_below_min_value',
+        message: `Invalid '${param}': ${integer ? 'integer' : 'decimal'} below minimum value. Expected a value >= ${s.minimum}, but got ${String(err.value)} instead.`,
       };
+    }
     case ValueErrorType.IntegerMaximum:
-    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.NumberMaximum: {
+      const integer = err.type === ValueErrorType.IntegerMaximum;
       return {
         param,
-        code: 'invalid_value',
-        message: `Invalid '${param}': value above maximum. Expected a value <= ${s.maximum}, but got ${String(err.value)} instead.`,
+        code: integer ? 'integer_above_max_value' : 'decimal_above_max_value',
+        message: `Invalid '${param}': ${integer ? 'integer' : 'decimal'} above maximum value. Expected a value <= ${s.maximum}, but got ${String(err.value)} instead.`,
       };
+    }
     default:
       return { param, code: 'invalid_value', message: `Invalid '${param}': ${err.message}.` };
   }

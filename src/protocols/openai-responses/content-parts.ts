@@ -1,8 +1,8 @@
 // Content parts of Responses input messages and tool outputs (responses.md §4): input_text,
-// input_image, input_file, and the assistant-history output_text / refusal. Other part types
-// (input_audio, …) validate and are dropped with a warning.
+// input_image, input_file, and the assistant-history output_text / refusal. `input_audio` validates
+// and is dropped with a warning; any other part type is refused, as the API refuses it.
 import { Type, type Static } from '@sinclair/typebox';
-import { Enum, Nullable, OtherTag } from './common.js';
+import { Enum, Nullable } from './common.js';
 
 export const InputTextPart = Type.Object({ type: Type.Literal('input_text'), text: Type.String() });
 
@@ -29,7 +29,7 @@ export const InputFilePart = Type.Object({
 
 export const PART_TYPES = ['input_text', 'output_text', 'refusal', 'input_image', 'input_file'] as const;
 
-export const OtherPart = Type.Object({ type: OtherTag(PART_TYPES) });
+export const OtherPart = Type.Object({ type: Enum(['input_audio']) });
 
 export const ContentPart = Type.Union([InputTextPart, OutputTextPart, RefusalPart, InputImagePart, InputFilePart, OtherPart]);
 

@@ -1,8 +1,9 @@
 // Items of the Responses `input` array (responses.md §4). Message items may omit `type`; item ids and
 // statuses are accepted and ignored (clients send earlier output items back as they got them). Built-in tool items (web_search_call, local_shell_call, …)
-// validate through the catch-all member and are dropped with a warning by the decoder.
+// validate as `OtherItem` and are dropped with a warning by the decoder; a type the API does not
+// know is refused, as the API refuses it.
 import { Type, type Static } from '@sinclair/typebox';
-import { Enum, Nullable, OtherTag } from './common.js';
+import { Enum, Nullable } from './common.js';
 import { ContentPart } from './content-parts.js';
 
 const Output = Type.Union([Type.String(), Type.Array(ContentPart)]);
@@ -71,7 +72,35 @@ export const ITEM_TYPES = [
   'item_reference',
 ] as const;
 
-export const OtherItem = Type.Object({ type: OtherTag(ITEM_TYPES) });
+/** Built-in tool items of the SDK's ResponseInputItem union (openai 6.49): passed through, dropped in
+ * translation. */
+export const BUILT_IN_ITEM_TYPES = [
+  'file_search_call',
+  'web_search_call',
+  'computer_call',
+  'computer_call_output',
+  'image_generation_call',
+  'code_interpreter_call',
+  'local_shell_call',
+  'local_shell_call_output',
+  'shell_call',
+  'shell_call_output',
+  'apply_patch_call',
+  'apply_patch_call_output',
+  'mcp_list_tools',
+  'mcp_approval_request',
+  'mcp_approval_response',
+  'mcp_call',
+  'tool_search_call',
+  'tool_search_output',
+  'additional_tools',
+  'compaction',
+  'compaction_trigger',
+  'program',
+  'program_output',
+] as const;
+
+export const OtherItem = Type.Object({ type: Enum(BUILT_IN_ITEM_TYPES) });
 
 export const InputItem = Type.Union([
   MessageItem,

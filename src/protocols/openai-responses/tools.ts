@@ -1,20 +1,35 @@
 // Tool definitions and `tool_choice` of the Responses create body (responses.md §6, §7). Function and
 // custom tools translate; `namespace` groups (Codex) are flattened by the decoder; built-in tools
-// (web_search, file_search, mcp, shell, …) validate and are dropped with a warning.
+// (web_search, file_search, mcp, shell, …) validate and are dropped with a warning; a tool type the
+// API does not know is refused.
 import { Type, type Static } from '@sinclair/typebox';
 import { Enum, Nullable, OtherTag } from './common.js';
 
+/** Function and custom tool names as the API takes them (1–64 of these characters). */
+const ToolName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-zA-Z0-9_-]+$' });
+
+const SchemaType = Enum(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
+
+/** A function's parameters: a JSON-Schema object whose properties have a type JSON Schema defines.
+ * (`type` itself is checked by the vendor rules, which word it as the API does.) */
+export const FunctionParameters = Type.Object({
+  properties: Type.Optional(
+    Nullable(Type.Record(Type.String(), Type.Object({ type: Type.Optional(Type.Union([SchemaType, Type.Array(SchemaType)])) }))),
+  ),
+  required: Type.Optional(Nullable(Type.Array(Type.String()))),
+});
+
 export const FunctionTool = Type.Object({
   type: Type.Literal('function'),
-  name: Type.String({ minLength: 1 }),
+  name: ToolName,
   description: Type.Optional(Nullable(Type.String())),
-  parameters: Type.Optional(Nullable(Type.Object({}))),
+  parameters: Type.Optional(Nullable(FunctionParameters)),
   strict: Type.Optional(Nullable(Type.Boolean())),
 });
 
 export const CustomTool = Type.Object({
   type: Type.Literal('custom'),
-  name: Type.String({ minLength: 1 }),
+  name: ToolName,
   description: Type.Optional(Nullable(Type.String())),
   /** `{type:"text"}` | `{type:"grammar", syntax, definition}`, kept verbatim. */
   format: Type.Optional(Nullable(Type.Object({ type: Type.String() }))),
@@ -29,7 +44,26 @@ export const NamespaceTool = Type.Object({
 
 export const TOOL_TYPES = ['function', 'custom', 'namespace'] as const;
 
-export const BuiltInTool = Type.Object({ type: OtherTag(TOOL_TYPES) });
+/** Built-in tools of the SDK's Tool union (openai 6.49). */
+export const BUILT_IN_TOOL_TYPES = [
+  'file_search',
+  'computer',
+  'computer_use_preview',
+  'web_search',
+  'web_search_2025_08_26',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+  'mcp',
+  'code_interpreter',
+  'programmatic_tool_calling',
+  'image_generation',
+  'local_shell',
+  'shell',
+  'tool_search',
+  'apply_patch',
+] as const;
+
+export const BuiltInTool = Type.Object({ type: Enum(BUILT_IN_TOOL_TYPES) });
 
 export const Tool = Type.Union([FunctionTool, CustomTool, NamespaceTool, BuiltInTool]);
 

@@ -78,6 +78,13 @@ describe('messages decodeRequest: a Claude Code request', () => {
         arguments: '{"command":"ls -la","description":"List files"}',
         kind: 'function',
       },
+      {
+        type: 'tool-call',
+        id: 'toolu_01B7cQz',
+        name: 'Bash',
+        arguments: '{"command":"cat secret.txt","description":"Read the file"}',
+        kind: 'function',
+      },
     ]);
     expect(ir.turns[2]!.parts).toStrictEqual([
       {
@@ -135,13 +142,14 @@ describe('messages decodeRequest: field mapping', () => {
         top_p: 0.9,
         top_k: 40,
         stop_sequences: ['</answer>'],
-        thinking: { type: 'enabled', budget_tokens: 2048, display: 'omitted' },
       }),
     );
     expect(ir.system).toStrictEqual([{ type: 'text', text: 'Be brief.' }]);
     expect([ir.temperature, ir.topP, ir.topK]).toEqual([0.2, 0.9, 40]);
     expect(ir.stopSequences).toEqual(['</answer>']);
-    expect(ir.reasoning).toStrictEqual({ mode: 'enabled', budgetTokens: 2048, display: 'omitted' });
+    // Sampling other than the defaults is refused with thinking (as the API does), so apart.
+    const thinking = decode(base({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048, display: 'omitted' } })).ir;
+    expect(thinking.reasoning).toStrictEqual({ mode: 'enabled', budgetTokens: 2048, display: 'omitted' });
   });
 
   it('maps disabled thinking and keeps effort on it', () => {
@@ -166,7 +174,8 @@ describe('messages decodeRequest: field mapping', () => {
     [{ type: 'auto', disable_parallel_tool_use: true }, { type: 'auto' }, false],
     [{ type: 'tool', name: 'x', disable_parallel_tool_use: true }, { type: 'tool', name: 'x' }, false],
   ])('maps tool_choice %j', (choice, expected, parallel) => {
-    const { ir } = decode(base({ tool_choice: choice }));
+    const tools = [{ name: 'get_weather', input_schema: { type: 'object' } }, { name: 'x', input_schema: { type: 'object' } }];
+    const { ir } = decode(base({ tools, tool_choice: choice }));
     expect(ir.toolChoice).toStrictEqual(expected);
     expect(ir.parallelToolCalls).toBe(parallel);
   });
@@ -216,12 +225,23 @@ describe('messages decodeRequest: field mapping', () => {
               { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0K' }, cache_control: { type: 'ephemeral' } },
               { type: 'image', source: { type: 'url', url: 'https://example.com/a.jpg' } },
               { type: 'image', source: { type: 'file', file_id: 'file_011' } },
-              { type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: 'Qk0=' } },
               { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0x' }, title: 'Spec' },
               { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain words' } },
               { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
               { type: 'document', source: { type: 'file', file_id: 'file_022' } },
               { type: 'document', source: { type: 'content', content: 'inline doc' } },
+            ],
+          },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'tool_use', id: 'toolu_1', name: 'look', input: {} },
+              { type: 'tool_use', id: 'toolu_2', name: 'look', input: {} },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
               {
                 type: 'tool_result',
                 tool_use_id: 'toolu_1',
@@ -241,12 +261,13 @@ describe('messages decodeRequest: field mapping', () => {
       { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0K' }, cacheControl: { type: 'ephemeral' } },
       { type: 'image', source: { kind: 'url', url: 'https://example.com/a.jpg' } },
       { type: 'image', source: { kind: 'file-id', fileId: 'file_011' } },
-      { type: 'image', source: { kind: 'base64', mediaType: 'image/bmp', data: 'Qk0=' } },
       { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBERi0x' }, title: 'Spec' },
       { type: 'file', source: { kind: 'text', mediaType: 'text/plain', data: 'plain words' } },
       { type: 'file', source: { kind: 'url', url: 'https://example.com/a.pdf' } },
       { type: 'file', source: { kind: 'file-id', fileId: 'file_022' } },
       { type: 'file', source: { kind: 'text', mediaType: 'text/plain', data: 'inline doc' } },
+    ]);
+    expect(ir.turns[2]!.parts).toStrictEqual([
       {
         type: 'tool-result',
         callId: 'toolu_1',
@@ -311,7 +332,7 @@ describe('messages decodeRequest: field mapping', () => {
               { type: 'redacted_thinking', data: encodeEnvelope(chat) },
               { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' },
               { type: 'thinking', thinking: 'x', signature: 'sy1.not-base64-json' },
-              { type: 'text', text: '' },
+              { type: 'text', text: 'done' },
             ],
           },
         ],
@@ -323,8 +344,7 @@ describe('messages decodeRequest: field mapping', () => {
       { type: 'reasoning', text: '', carry: { family: 'anthropic', block: { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' } } },
       // An envelope-looking blob that does not decode is kept as the caller's native signature.
       { type: 'reasoning', text: 'x', carry: { family: 'anthropic', block: { type: 'thinking', thinking: 'x', signature: 'sy1.not-base64-json' } } },
-      // Empty text blocks are kept: upstream rules are the drivers' business.
-      { type: 'text', text: '' },
+      { type: 'text', text: 'done' },
     ]);
   });
 
@@ -361,10 +381,10 @@ describe('messages decodeRequest: field mapping', () => {
     expect(warnings[3]!.message).toContain('assistant');
   });
 
-  it('reports thinking types and effort values it cannot translate instead of failing', () => {
-    const { ir, warnings } = decode(base({ thinking: { type: 'between_tools' }, output_config: { effort: 'turbo', task_budget: 5 } }));
+  it('reports thinking types and output_config keys it cannot translate instead of failing', () => {
+    const { ir, warnings } = decode(base({ thinking: { type: 'between_tools' }, output_config: { task_budget: 5 } }));
     expect(ir.reasoning).toStrictEqual({ mode: 'adaptive' });
-    expect(warnings.map((w) => w.field).sort()).toEqual(['output_config', 'output_config.effort', 'thinking']);
+    expect(warnings.map((w) => w.field).sort()).toEqual(['output_config', 'thinking']);
   });
 
   it('decodes count_tokens bodies without max_tokens', () => {

@@ -216,7 +216,6 @@ describe('decodeRequest: an SDK request', () => {
           { role: 'user', content: 'weather?' },
           { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.', annotations: [] }, { type: 'refusal', refusal: 'Not that.' }] },
           { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{}', namespace: 'tools_ns' },
-          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'here you go' }] },
           {
             type: 'function_call_output',
             call_id: 'call_1',
@@ -225,6 +224,7 @@ describe('decodeRequest: an SDK request', () => {
               { type: 'input_image', image_url: 'https://example.com/sun.png' },
             ],
           },
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'here you go' }] },
           { role: 'assistant', content: 'Sunny.' },
         ],
       }),
@@ -338,9 +338,9 @@ describe('decodeRequest: an SDK request', () => {
           { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } }, { type: 'input_text', text: 'hi' }] },
           { role: 'developer', content: [{ type: 'input_image', image_url: 'https://example.com/x.png' }] },
           { type: 'local_shell_call', id: 'lsh_1', call_id: 'c', action: {}, status: 'completed' },
-          { type: 'brand_new_item_kind', payload: 1 },
+          { type: 'compaction', encrypted_content: 'gAAA' },
         ],
-        tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }, { type: 'mcp', server_label: 's' }, { type: 'something_new' }],
+        tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }, { type: 'mcp', server_label: 's' }, { type: 'web_search_2025_08_26' }],
       }),
     );
     expect(ir.turns).toEqual([{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }]);
@@ -349,7 +349,7 @@ describe('decodeRequest: an SDK request', () => {
       'input.content',
       'input.content',
       'input.local_shell_call',
-      'input.other',
+      'input.compaction',
       'tools.file_search',
       'tools.mcp',
       'tools.other',
@@ -394,7 +394,7 @@ describe('decodeRequest: validation errors name the field, OpenAI style', () => 
     ],
     ['tool_choice unknown string', minimal({ tool_choice: 'sometimes' }), 'tool_choice', 'invalid_value'],
     ['tool_choice function without name', minimal({ tool_choice: { type: 'function' } }), 'tool_choice.name', 'missing_required_parameter'],
-    ['temperature above 2', minimal({ temperature: 3 }), 'temperature', 'invalid_value'],
+    ['temperature above 2', minimal({ temperature: 3 }), 'temperature', 'decimal_above_max_value'],
     ['max_output_tokens decimal', minimal({ max_output_tokens: 10.5 }), 'max_output_tokens', 'invalid_type'],
     ['reasoning effort', minimal({ reasoning: { effort: 'extreme' } }), 'reasoning.effort', 'invalid_value'],
     ['text format type', minimal({ text: { format: { type: 'xml' } } }), 'text.format.type', 'invalid_value'],
@@ -456,7 +456,9 @@ describe('decodeRequest: validation errors name the field, OpenAI style', () => 
   it('media without a source, and non-base64 data URLs', () => {
     const img = reject(minimal({ input: [{ role: 'user', content: [{ type: 'input_image', detail: 'auto' }] }] }));
     expect([img.param, img.code]).toEqual(['input[0].content[0].image_url', 'missing_required_parameter']);
-    const file = reject(minimal({ input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_file', filename: 'a.pdf' }] }] }));
+    const file = reject(
+      minimal({ previous_response_id: 'resp_1', input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_file', filename: 'a.pdf' }] }] }),
+    );
     expect(file.param).toBe('input[0].output[0].file_data');
     const raw = reject(minimal({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/svg+xml,%3Csvg%3E' }] }] }));
     expect([raw.param, raw.code]).toEqual(['input[0].content[0].image_url', 'invalid_value']);

@@ -1,0 +1,80 @@
+// The JSON body parser of both doors: a nesting-depth limit checked on the raw text in one pass before
+// JSON.parse, so a body nested 10,000 deep is a 400 here instead of a stack overflow later (in a
+// serializer or a translator that recurses). The same pass spots a `"__proto__"` key, which fastify's
+// default parser also refuses (spelled plainly; an escaped spelling is caught by a native regex).
+import { GatewayError } from '../errors.js';
+
+/** Deepest object/array nesting a request body may have. Real bodies stay far below it (Claude Code's
+ * tool schemas nest about 10 deep); recursion over anything this deep is safe. */
+export const MAX_JSON_DEPTH = 256;
+
+const OPEN_BRACE = 123;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
+const BACKSLASH = 92;
+
+/** What `scanJson` found (plain numbers: no per-call allocation). */
+export const Scan = { Ok: 0, TooDeep: 1, ProtoKey: 2 } as const;
+export type ScanResult = (typeof Scan)[keyof typeof Scan];
+
+/**
+ * Nesting depth and `__proto__` strings, on the raw text. Structural characters are looked at one by
+ * one; strings (most of a real body) are skipped with indexOf, which is native and fast. Malformed
+ * text is not judged here: JSON.parse does that right after.
+ */
+export function scanJson(text: string, maxDepth: number): ScanResult {
+  const n = text.length;
+  let depth = 0;
+  let proto = false;
+  let pos = 0;
+  while (pos < n) {
+    let quote = text.indexOf('"', pos);
+    if (quote < 0) quote = n;
+    for (let i = pos; i < quote; i++) {
+      const c = text.charCodeAt(i);
+      if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        if (++depth > maxDepth) return Scan.TooDeep;
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    }
+    if (quote === n) break;
+    // The closing quote is the first one not escaped by an odd run of backslashes.
+    let end = quote;
+    for (;;) {
+      end = text.indexOf('"', end + 1);
+      if (end < 0) return proto ? Scan.ProtoKey : Scan.Ok;
+      let b = end - 1;
+      while (text.charCodeAt(b) === BACKSLASH) b--;
+      if ((end - 1 - b) % 2 === 0) break;
+    }
+    if (end - quote === 10 && text.startsWith('__proto__', quote + 1)) proto = true;
+    pos = end + 1;
+  }
+  return proto ? Scan.ProtoKey : Scan.Ok;
+}
+
+/** An escaped `_`, `p`, `r`, `o` or `t`: the only way to spell `__proto__` that the scan cannot see.
+ * (Not any `\u00…`: Python clients escape every non-ASCII character.) */
+const ESCAPED_PROTO_LETTER = /\\u00(?:5[fF]|6[fF]|7[024])/;
+
+/** Raw body text → value, or a 400 GatewayError saying what is wrong with it. */
+export function parseJsonBody(text: string): unknown {
+  if (text.length === 0) throw new GatewayError('invalid_request', 'request body is empty; expected a JSON object');
+  let scan = scanJson(text, MAX_JSON_DEPTH);
+  if (scan === Scan.Ok && ESCAPED_PROTO_LETTER.test(text)) scan = Scan.ProtoKey;
+  if (scan === Scan.TooDeep) {
+    throw new GatewayError('invalid_request', `request body is nested deeper than ${MAX_JSON_DEPTH} levels`, { code: 'json_too_deep' });
+  }
+  try {
+    // Only a body with a "__proto__" string pays for the reviver (it may just be a value).
+    return scan === Scan.ProtoKey ? JSON.parse(text, refuseProtoKey) : JSON.parse(text);
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    throw new GatewayError('invalid_request', `request body is not valid JSON: ${(err as Error).message.slice(0, 200)}`);
+  }
+}
+
+function refuseProtoKey(key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new GatewayError('invalid_request', 'request body contains a forbidden "__proto__" key');
+  return value;
+}
