@@ -57,6 +57,8 @@ export function checkVendorRules(body: ResponsesRequestBody): void {
 }
 
 function checkInput(input: readonly InputItemBody[], stored: boolean): void {
+  // An item reference the gateway could not resolve goes to OpenAI as is: it may be the call an output answers.
+  let referenced = false;
   // call_id → index of the call item, while unanswered; answered ids are removed.
   const open = new Map<string, number>();
   const seen = new Set<string>();
@@ -66,6 +68,7 @@ function checkInput(input: readonly InputItemBody[], stored: boolean): void {
       case undefined:
       case null:
       case 'message':
+        if (item.role === undefined && typeof item.id === 'string') referenced = true; // the bare {id} reference
         if (item.role === 'user') {
           const content = item.content as string | unknown[];
           if (content === '') {
@@ -87,10 +90,13 @@ function checkInput(input: readonly InputItemBody[], stored: boolean): void {
         seen.add(id);
         break;
       }
+      case 'item_reference':
+        referenced = true;
+        break;
       case 'function_call_output':
       case 'custom_tool_call_output': {
         const id = item.call_id as string;
-        if (!seen.has(id) && !stored) {
+        if (!seen.has(id) && !stored && !referenced) {
           const what = item.type === 'function_call_output' ? 'function call output' : 'custom tool call output';
           fail(`input[${i}].call_id`, null, `No tool call found for ${what} with call_id ${id}.`);
         }
