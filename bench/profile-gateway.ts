@@ -61,9 +61,13 @@ function componentOf(frame: ProfileNode['callFrame']): string {
   return 'other JS';
 }
 
-/** Native builtins (JSON.parse, JSON.stringify, …) without a URL are grouped under one heading. */
+/**
+ * Frames without a URL are node's C++ bindings (writev, writeString: the socket and file writes, i.e.
+ * the syscalls) and a few builtins; grouped under one heading. V8 builtins such as JSON.parse and
+ * JSON.stringify have no frame of their own: their time is the calling function's self time.
+ */
 function group(component: string): string {
-  return component.startsWith('native: ') ? 'native builtins (JSON, regexp, …)' : component;
+  return component.startsWith('native: ') ? 'native bindings (socket/file writes, …)' : component;
 }
 
 /**
@@ -109,6 +113,20 @@ export function summarise(profile: CpuProfile, requests: number, windowUs: numbe
     functions.set(key, (functions.get(key) ?? 0) + us);
   }
   const busy = total - idle;
+  // Inclusive time: a sample counts for every component on its stack (writev under pino is logging's,
+  // under fastify's reply it is the answer's), so these shares overlap and do not add up to 100%.
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, us] of self) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const comp = group(componentOf(byId.get(at)!.callFrame));
+      if (comp === 'idle' || comp === 'node other' || comp === 'other JS' || comp.startsWith('native')) continue;
+      seen.add(comp);
+    }
+    for (const comp of seen) inclusive.set(comp, (inclusive.get(comp) ?? 0) + us);
+  }
   const line = (name: string, us: number) =>
     `| ${name} | ${((100 * us) / busy).toFixed(1)}% | ${requests > 0 ? (us / requests).toFixed(1) : '—'} |`;
   const sorted = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
@@ -119,7 +137,11 @@ export function summarise(profile: CpuProfile, requests: number, windowUs: numbe
     '|---|---|---|',
     ...sorted(components, 40).map(([k, v]) => line(k, v)),
     '',
-    '| native builtin (self time) | share of busy | µs / request |',
+    '| component (inclusive: on the stack) | share of busy | µs / request |',
+    '|---|---|---|',
+    ...sorted(inclusive, 40).map(([k, v]) => line(k, v)),
+    '',
+    '| native binding (self time) | share of busy | µs / request |',
     '|---|---|---|',
     ...sorted(builtins, 8).map(([k, v]) => line(k, v)),
     '',
