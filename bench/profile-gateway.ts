@@ -5,7 +5,10 @@
 // The raw .cpuprofile is kept (git-ignored) for a flame graph in Chrome DevTools or speedscope.
 //
 //   npm run build && node --import tsx bench/profile-gateway.ts --lane messages-messages [--stream]
-//     [--duration 5] [--connections 64] [--log-level warn] [--out bench/results/profiles]
+//     [--duration 5] [--connections 64] [--rate N] [--log-level warn] [--out bench/results/profiles]
+//
+// --rate N: open-loop at N requests/s (lib/fixed-rate.ts) instead of saturation, for the per-request cost
+// at a moderate rate (timers and wake-ups included); the summary then also shows the idle share.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +17,7 @@ import { parseFlags } from './cli-flags.js';
 import { ENDPOINT, requestBody, requestHeaders } from './request-bodies.js';
 import { writeGatewayConfig } from './lib/gateway-config.js';
 import { gatewayModel, LANES } from './lib/lanes.js';
+import { fixedRate } from './lib/fixed-rate.js';
 import { saturate } from './lib/load.js';
 import { freePort, startService, stopAll } from './lib/services.js';
 
@@ -158,6 +162,7 @@ async function main(): Promise<void> {
   const stream = flags.has('stream');
   const durationS = Number(flags.get('duration') ?? 5);
   const connections = Number(flags.get('connections') ?? 64);
+  const rate = flags.has('rate') ? Number(flags.get('rate')) : null;
   const outDir = path.resolve(REPO, flags.get('out') ?? 'bench/results/profiles');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-profile-'));
   try {
@@ -179,7 +184,14 @@ async function main(): Promise<void> {
     const target = { url: gateway.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream) };
     // Warm-up: start-up and first JIT, left out of the summary.
     await saturate(target, connections, 1);
-    const r = await saturate(target, connections, durationS);
+    const loadStart = performance.now();
+    let r: { ok: number; rps: number; non2xx: number; errors: number };
+    if (rate === null) {
+      r = await saturate(target, connections, durationS);
+    } else {
+      const f = await fixedRate({ origin: gateway.origin, path: ENDPOINT[lane.door], headers: target.headers, body: target.body, terminal: '' }, rate, durationS);
+      r = { ok: f.latenciesUs.length, rps: f.achievedRps, non2xx: 0, errors: f.failures };
+    }
     const loadEnd = performance.now();
     await gateway.stop();
     // The profile ends when the gateway exits: what came after the load is left out, like start-up.
@@ -187,12 +199,12 @@ async function main(): Promise<void> {
     const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error('no .cpuprofile written');
     mkdirSync(outDir, { recursive: true });
-    const kept = path.join(outDir, `${lane.id}${stream ? '-stream' : ''}.cpuprofile`);
+    const kept = path.join(outDir, `${lane.id}${stream ? '-stream' : ''}${rate === null ? '' : `-rate${rate}`}.cpuprofile`);
     renameSync(path.join(profDir, file), kept);
     const profile = JSON.parse(readFileSync(kept, 'utf8')) as CpuProfile;
     process.stdout.write(
-      `## ${lane.label}, ${stream ? '50-event streams' : 'non-streamed'}, ${connections} connections, ${durationS} s: ${Math.round(r.rps)}/s (${r.non2xx} non-2xx, ${r.errors} errors)\n\n` +
-        `${summarise(profile, r.ok, r.elapsedS * 1e6, afterLoadUs)}\n\nprofile: ${path.relative(REPO, kept)}\n`,
+      `## ${lane.label}, ${stream ? '50-event streams' : 'non-streamed'}, ${rate === null ? `${connections} connections` : `${rate} req/s open-loop`}, ${durationS} s: ${Math.round(r.rps)}/s (${r.non2xx} non-2xx, ${r.errors} errors)\n\n` +
+        `${summarise(profile, r.ok, (loadEnd - loadStart) * 1000, afterLoadUs)}\n\nprofile: ${path.relative(REPO, kept)}\n`,
     );
   } finally {
     await stopAll();
