@@ -1,14 +1,15 @@
-// The benchmark suite: DIRECT (straight at the fake upstream), FLOOR (the thinnest Node forwarder) and
-// the gateway, measured interleaved and repeated, each system under test pinned alone on CPU 0 while
+// The benchmark suite: DIRECT (straight at the fake upstream), FLOOR (the thinnest Node forwarder),
+// JSON-FLOOR (FLOOR that parses and re-serialises every body once) and the gateway as users run it,
+// measured interleaved and repeated, each system under test pinned alone on CPU 0 while
 // the load generator, the fake upstreams and idle proxies share CPU 1.
 //
-//   npm run bench                      # builds, then the full suite (~10 min)
+//   npm run bench                      # builds, then the full suite (~15 min)
 //   npm run bench -- --quick           # ~1 s per measurement (~3 min)
 //   npm run bench -- --smoke           # tiny, one run of everything, exits 1 if anything is broken
 //   node --import tsx bench/run.ts --help
 //
 // Prints the result table and writes bench/results/<timestamp>.json (git-ignored).
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,13 +21,13 @@ import { ENDPOINT, requestBody, requestHeaders, type Protocol } from './request-
 import { STREAM_TERMINAL } from './upstream-replies.js';
 import { collectEnvironment } from './lib/environment.js';
 import { writeGatewayConfig } from './lib/gateway-config.js';
-import { baselineCells, gatewayCell, gatewayModel, LANES, METRICS_LANES, UPSTREAM_MODEL, type Cell, type Lane } from './lib/lanes.js';
+import { baselineCells, gatewayCell, gatewayModel, LANES, METRICS_LANES, UPSTREAM_MODEL, type Cell, type GatewayVariant, type Lane } from './lib/lanes.js';
 import { fixedRate } from './lib/fixed-rate.js';
 import { saturate, type Target } from './lib/load.js';
 import { Pinner } from './lib/pinning.js';
-import { CpuMeter, memoryMiB, type CpuUse } from './lib/proc-stats.js';
+import { CpuMeter, memoryMiB, resetPeakRss, type CpuUse } from './lib/proc-stats.js';
 import { QuietGate, renice } from './lib/quiet.js';
-import { AUX_BOUND_MARK, buildRows, formatTable, type RawResults, type SatRun } from './lib/report.js';
+import { AUX_BOUND_MARK, buildRows, formatTable, type MemoryProbeSample, type RawResults, type SatRun } from './lib/report.js';
 import { freePort, startService, stopAll, type Service } from './lib/services.js';
 import { summarize } from './lib/stats.js';
 import { pacedStreams, ttfbLoop, type StreamTarget } from './lib/stream-clients.js';
@@ -49,8 +50,10 @@ const HELP = `usage: node --import tsx bench/run.ts [options]   (npm run bench -
   --pace-ms N           pacing of the paced streams (default 20)
   --paced-streams N     concurrent paced streams (default 1000)
   --lanes a,b           lanes by id: ${LANES.map((l) => l.id).join(', ')}
-  --scenarios a,b       sat-json, sat-stream, rate, ttfb, paced, metrics (default all)
-  --no-gateway          DIRECT vs FLOOR only
+  --scenarios a,b       sat-json, sat-stream, rate, ttfb, paced, metrics, log-warn (default all)
+                        (metrics: a metrics-off gateway at saturation on two lanes; log-warn: a
+                        gateway with log.level warn, non-streamed saturation on every lane, a second row)
+  --no-gateway          DIRECT, FLOOR and JSON-FLOOR only
   --no-pin              do not use taskset
   --sut-cpu N           CPU for the system under test (default 0)
   --aux-cpus LIST       CPUs for everything else, taskset syntax (default 1; e.g. 1-3 on a bigger machine)
@@ -102,7 +105,7 @@ function parseOptions(argv: string[]): Options {
   }
   const mode = f.has('smoke') ? 'smoke' : f.has('quick') ? 'quick' : 'full';
   const preset = {
-    // Sized so the whole suite stays near 10 minutes on 2 CPUs.
+    // Sized so the whole suite stays near 15 minutes on 2 CPUs.
     full: { durationS: 4, rateDurationS: 3, warmupS: 1, runs: 3, ttfbDurationS: 1.5, ttfbMaxSamples: 2000, pacedStreams: 1000, pacedRampMs: 1000, pacedHoldMs: 3000 },
     quick: { durationS: 1, rateDurationS: 1, warmupS: 0.5, runs: 3, ttfbDurationS: 0.5, ttfbMaxSamples: 500, pacedStreams: 1000, pacedRampMs: 500, pacedHoldMs: 1500 },
     smoke: { durationS: 0.3, rateDurationS: 0.3, warmupS: 0, runs: 1, ttfbDurationS: 0.2, ttfbMaxSamples: 20, pacedStreams: 20, pacedRampMs: 100, pacedHoldMs: 300 },
@@ -114,7 +117,7 @@ function parseOptions(argv: string[]): Options {
   if (laneIds && lanes.length !== laneIds.length) {
     throw new Error(`unknown lane in --lanes ${f.get('lanes')}; known: ${LANES.map((l) => l.id).join(', ')}`);
   }
-  const all = ['sat-json', 'sat-stream', 'rate', 'ttfb', 'paced', 'metrics'];
+  const all = ['sat-json', 'sat-stream', 'rate', 'ttfb', 'paced', 'metrics', 'log-warn'];
   // Smoke: every lane through each kind of client once, as fast as possible.
   const defaults = mode === 'smoke' ? ['sat-json', 'sat-stream', 'ttfb', 'paced'] : all;
   const scenarios = new Set(f.get('scenarios')?.split(',').map((s) => s.trim()) ?? defaults);
@@ -158,8 +161,32 @@ interface Systems {
   pacedUpstream: Service;
   floor: Service;
   pacedFloor: Service;
+  jsonFloor: Service;
+  pacedJsonFloor: Service;
   gateway?: Service;
+  gatewayWarn?: Service;
   gatewayNoMetrics?: Service;
+}
+
+/** How each gateway variant is configured; `gateway` is the default config users run. */
+const GATEWAY_VARIANTS: { variant: GatewayVariant; scenario: string | null; metrics: boolean; logLevel?: string }[] = [
+  { variant: 'gateway', scenario: null, metrics: true },
+  { variant: 'gateway-warn', scenario: 'log-warn', metrics: true, logLevel: 'warn' },
+  { variant: 'gateway-nometrics', scenario: 'metrics', metrics: false },
+];
+
+/** SIGUSR2 to the gateway's memory probe (lib/memory-probe.mjs): it appends its peak sample since the
+ * last signal to `file`, read back here (bounded wait). */
+async function probeMemory(service: Service, file: string): Promise<MemoryProbeSample | null> {
+  const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+  const before = lines().length;
+  service.child.kill('SIGUSR2');
+  for (let i = 0; i < 40; i++) {
+    await sleep(25);
+    const now = lines();
+    if (now.length > before) return (JSON.parse(now[now.length - 1]!) as { peak: MemoryProbeSample }).peak;
+  }
+  return null;
 }
 
 interface Endpoint {
@@ -179,9 +206,15 @@ function endpointOf(systems: Systems, cell: Cell, paced: boolean): Endpoint {
       const service = paced ? systems.pacedFloor : systems.floor;
       return { service, origin: service.origin, path: ENDPOINT[cell.upstream], model: UPSTREAM_MODEL[cell.upstream] };
     }
+    case 'json-floor': {
+      // The gateway's alias: JSON-FLOOR maps it to the upstream model, as the gateway does.
+      const service = paced ? systems.pacedJsonFloor : systems.jsonFloor;
+      return { service, origin: service.origin, path: ENDPOINT[cell.upstream], model: gatewayModel(cell.upstream, paced) };
+    }
     case 'gateway':
+    case 'gateway-warn':
     case 'gateway-nometrics': {
-      const service = cell.system === 'gateway' ? systems.gateway! : systems.gatewayNoMetrics!;
+      const service = cell.system === 'gateway' ? systems.gateway! : cell.system === 'gateway-warn' ? systems.gatewayWarn! : systems.gatewayNoMetrics!;
       return { service, origin: service.origin, path: ENDPOINT[cell.door], model: gatewayModel(cell.upstream, paced) };
     }
   }
@@ -265,7 +298,7 @@ async function main(): Promise<void> {
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const tsx = (script: string, flags: string[]) => ['--import', 'tsx', path.join(REPO, 'bench', script), ...flags];
-  const raw: RawResults = { satJson: {}, satStream: {}, rate: {}, ratePooled: {}, ttfb: {}, ttfbPooled: {}, paced: {}, memory: {}, memoryTimeline: [], broken: {} };
+  const raw: RawResults = { satJson: {}, satStream: {}, rate: {}, ratePooled: {}, ttfb: {}, ttfbPooled: {}, paced: {}, memory: {}, memoryTimeline: [], memoryPeaks: {}, broken: {} };
   const notes: string[] = [];
   let exitCode = 0;
 
@@ -275,24 +308,42 @@ async function main(): Promise<void> {
     const pacedUpstream = await startService({ name: 'paced-upstream', cwd: REPO, args: tsx('fake-upstream.ts', ['--port', '0', '--events', String(opts.events), '--pace-ms', String(opts.paceMs)]) });
     const floor = await startService({ name: 'floor', cwd: REPO, args: tsx('floor-proxy.ts', ['--port', '0', '--upstream', upstream.origin, '--connections', String(opts.pool)]) });
     const pacedFloor = await startService({ name: 'paced-floor', cwd: REPO, args: tsx('floor-proxy.ts', ['--port', '0', '--upstream', pacedUpstream.origin, '--connections', String(opts.pool)]) });
-    const systems: Systems = { upstream, pacedUpstream, floor, pacedFloor };
+    const aliases = JSON.stringify(
+      Object.fromEntries((['messages', 'responses', 'chat'] as const).flatMap((p) => [false, true].map((paced) => [gatewayModel(p, paced), UPSTREAM_MODEL[p]]))),
+    );
+    const jsonFloor = await startService({ name: 'json-floor', cwd: REPO, args: tsx('json-floor-proxy.ts', ['--port', '0', '--upstream', upstream.origin, '--connections', String(opts.pool), '--models', aliases]) });
+    const pacedJsonFloor = await startService({ name: 'paced-json-floor', cwd: REPO, args: tsx('json-floor-proxy.ts', ['--port', '0', '--upstream', pacedUpstream.origin, '--connections', String(opts.pool), '--models', aliases]) });
+    const systems: Systems = { upstream, pacedUpstream, floor, pacedFloor, jsonFloor, pacedJsonFloor };
+    const memoryProbe = path.join(REPO, 'bench', 'lib', 'memory-probe.mjs');
+    const probeFile = (name: string) => path.join(tmp, `${name}-memory.jsonl`);
+    const logFile = (name: string) => path.join(tmp, `${name}.log`);
 
     const main = opts.gatewayEntry;
     if (opts.gateway && !existsSync(main)) {
       notes.push(`${path.relative(REPO, main)} not found (run \`npm run build\`): gateway not measured`);
       log(notes[notes.length - 1]!);
     } else if (opts.gateway) {
-      for (const metrics of [true, false]) {
-        if (!metrics && !opts.scenarios.has('metrics')) continue;
-        const name = metrics ? 'gateway' : 'gateway-nometrics';
+      for (const { variant: name, scenario, metrics, logLevel } of GATEWAY_VARIANTS) {
+        if (scenario !== null && !opts.scenarios.has(scenario)) continue;
         const port = await freePort();
         const file = path.join(tmp, `${name}.yaml`);
-        writeGatewayConfig(file, { port, metrics, upstream: upstream.origin, pacedUpstream: pacedUpstream.origin, connections: opts.pool, logLevel: 'warn' });
+        writeGatewayConfig(file, { port, metrics, upstream: upstream.origin, pacedUpstream: pacedUpstream.origin, connections: opts.pool, logLevel });
         try {
-          const env2: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+          const env2: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', SWITCHYARD_BENCH_MEMORY_PROBE: probeFile(name) };
           delete env2.SWITCHYARD_CONFIG;
-          const svc = await startService({ name, cwd: REPO, args: [main, '--config', file], port, healthPath: '/healthz', env: env2, timeoutMs: 20_000 });
-          if (metrics) systems.gateway = svc;
+          // Log lines go to a file, as with `npm start >> file`: what a user's deployment pays for them.
+          const svc = await startService({
+            name,
+            cwd: REPO,
+            args: ['--import', memoryProbe, main, '--config', file],
+            port,
+            stdoutFile: logFile(name),
+            healthPath: '/healthz',
+            env: env2,
+            timeoutMs: 20_000,
+          });
+          if (name === 'gateway') systems.gateway = svc;
+          else if (name === 'gateway-warn') systems.gatewayWarn = svc;
           else systems.gatewayNoMetrics = svc;
         } catch (err) {
           notes.push(`${name} did not start: ${(err as Error).message.slice(0, 600)}`);
@@ -307,13 +358,15 @@ async function main(): Promise<void> {
     // ---- cells
     const upstreams = new Set(opts.lanes.map((l) => l.upstream));
     const baselines = baselineCells(upstreams);
-    const cellsByLane = new Map<string, { direct: Cell; floor: Cell; gateway: Cell; nometrics?: Cell }>();
+    const cellsByLane = new Map<string, { direct: Cell; floor: Cell; jsonFloor: Cell; gateway: Cell; warn?: Cell; nometrics?: Cell }>();
     for (const lane of opts.lanes) {
       cellsByLane.set(lane.id, {
         direct: baselines.find((c) => c.key === `direct:${lane.upstream}`)!,
         floor: baselines.find((c) => c.key === `floor:${lane.upstream}`)!,
-        gateway: gatewayCell(lane, true),
-        ...(systems.gatewayNoMetrics && METRICS_LANES.includes(lane.id) ? { nometrics: gatewayCell(lane, false) } : {}),
+        jsonFloor: baselines.find((c) => c.key === `json-floor:${lane.upstream}`)!,
+        gateway: gatewayCell(lane),
+        ...(systems.gatewayWarn ? { warn: gatewayCell(lane, 'gateway-warn') } : {}),
+        ...(systems.gatewayNoMetrics && METRICS_LANES.includes(lane.id) ? { nometrics: gatewayCell(lane, 'gateway-nometrics') } : {}),
       });
     }
     // Interleaved order: per upstream protocol, DIRECT, FLOOR, then the gateway lanes into it.
@@ -323,10 +376,12 @@ async function main(): Promise<void> {
       for (const lane of opts.lanes.filter((l) => l.upstream === p)) {
         const c = cellsByLane.get(lane.id)!;
         if (gatewayMeasured) ordered.push(c.gateway);
+        if (c.warn) ordered.push(c.warn);
         if (c.nometrics) ordered.push(c.nometrics);
       }
     }
-    const mainCells = ordered.filter((c) => c.system !== 'gateway-nometrics');
+    // The variants are measured at saturation only.
+    const mainCells = ordered.filter((c) => c.system !== 'gateway-nometrics' && c.system !== 'gateway-warn');
 
     // ---- pre-flight: every cell answers correctly, streamed and not
     log(`pre-flight: ${ordered.length} systems × (non-streamed, streamed${opts.scenarios.has('paced') ? ', paced' : ''})`);
@@ -351,11 +406,11 @@ async function main(): Promise<void> {
     const nMain = usable(mainCells).length;
     const est =
       (opts.scenarios.has('sat-json') ? nSat * (opts.runs * opts.durationS + opts.warmupS) : 0) +
-      (opts.scenarios.has('sat-stream') ? nSat * (opts.runs * opts.durationS + opts.warmupS) : 0) +
+      (opts.scenarios.has('sat-stream') ? (nSat - (gatewayMeasured && systems.gatewayWarn ? opts.lanes.length : 0)) * (opts.runs * opts.durationS + opts.warmupS) : 0) +
       (opts.scenarios.has('rate') ? nMain * opts.runs * opts.rateDurationS : 0) +
       (opts.scenarios.has('ttfb') ? nMain * opts.runs * opts.ttfbDurationS : 0) +
       (opts.scenarios.has('paced') ? nMain * ((opts.pacedRampMs + opts.pacedHoldMs) / 1000 + 1.5) : 0);
-    log(`measuring ${nMain} systems (+${nSat - nMain} metrics-off) × ${opts.runs} runs, about ${Math.ceil(est / 60)} min`);
+    log(`measuring ${nMain} systems (+${nSat - nMain} gateway variants at saturation) × ${opts.runs} runs, about ${Math.ceil(est / 60)} min`);
 
     if (opts.nice !== null) {
       const ok = [process.pid, ...allPids].every((pid) => renice(pid, opts.nice!));
@@ -374,6 +429,7 @@ async function main(): Promise<void> {
         return { result, ...meter.stop() };
       });
     const cpuOf = (m: CpuUse & { attempts: number }) => ({
+      sutCpuS: m.sutCpuS,
       sutCpuPct: m.sutCpuPct,
       auxCpuPct: m.auxCpuPct,
       foreignCpuPct: m.foreignCpuPct,
@@ -395,7 +451,7 @@ async function main(): Promise<void> {
     /** RSS of the gateways after each phase, to show where the peak comes from. */
     const snapshot = (phase: string) => {
       const entry: Record<string, number | string> = { phase };
-      for (const s of [systems.gateway, systems.gatewayNoMetrics]) {
+      for (const s of [systems.gateway, systems.gatewayWarn, systems.gatewayNoMetrics]) {
         if (!s) continue;
         const m = memoryMiB(s.pid);
         entry[`${s.name}RssMiB`] = Math.round(m.rssMiB * 10) / 10;
@@ -411,16 +467,18 @@ async function main(): Promise<void> {
       ['sat-stream', true, raw.satStream],
     ] as const) {
       if (!opts.scenarios.has(scenario)) continue;
-      const cells = usable(opts.scenarios.has('metrics') ? ordered : mainCells);
+      // The log-warn variant on non-streamed requests only: a stream logs one line per 50 events.
+      const cells = usable(stream ? ordered.filter((c) => c.system !== 'gateway-warn') : ordered);
       log(`${scenario}: warm-up`);
       for (const cell of cells) await warm(cell, stream);
       for (let run = 0; run < opts.runs; run++) {
         for (const cell of order(cells, run)) {
           const m = await measure(cell, false, (e) => saturate(loadTarget(e, cell, stream), opts.connections, opts.durationS));
           const r = m.result;
-          const entry: SatRun = { run, rps: r.rps, ok: r.ok, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, ...cpuOf(m) };
+          // CPU per request: the system's CPU time over the measurement / requests completed in it.
+          const entry: SatRun = { run, rps: r.rps, ok: r.ok, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, cpuUsPerRequest: r.ok > 0 ? (m.sutCpuS * 1e6) / r.ok : NaN, ...cpuOf(m) };
           (store[cell.key] ??= []).push(entry);
-          log(`${scenario} run ${run + 1}/${opts.runs} ${cell.key.padEnd(36)} ${Math.round(r.rps).toString().padStart(7)}/s  ${load(m)}${r.non2xx || r.errors ? `  non-2xx ${r.non2xx} errors ${r.errors}` : ''}`);
+          log(`${scenario} run ${run + 1}/${opts.runs} ${cell.key.padEnd(36)} ${Math.round(r.rps).toString().padStart(7)}/s  ${Math.round(entry.cpuUsPerRequest).toString().padStart(6)} µs CPU each  ${load(m)}${r.non2xx || r.errors ? `  non-2xx ${r.non2xx} errors ${r.errors}` : ''}`);
           if ((r.non2xx > 0 || r.errors > 0) && !raw.broken[cell.key]) {
             raw.broken[cell.key] = `${scenario}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts under load`;
             exitCode = 1;
@@ -430,6 +488,12 @@ async function main(): Promise<void> {
     }
 
     snapshot('after saturation');
+    // The gateway's peak so far is its peak at saturation (it idled before): VmHWM and the probe's
+    // breakdown at the highest RSS it sampled.
+    const gatewaySvc = systems.gateway;
+    if (gatewaySvc && (opts.scenarios.has('sat-json') || opts.scenarios.has('sat-stream'))) {
+      raw.memoryPeaks.saturation = { peakRssMiB: memoryMiB(gatewaySvc.pid).peakRssMiB, probe: await probeMemory(gatewaySvc, probeFile(gatewaySvc.name)) };
+    }
 
     // ---- latency at a fixed, moderate rate (non-streamed)
     const rateSamples: Record<string, number[]> = {};
@@ -511,6 +575,13 @@ async function main(): Promise<void> {
 
     // ---- many concurrent paced streams
     if (opts.scenarios.has('paced')) {
+      // A fresh peak for the paced phase: VmHWM restarted, the probe's earlier samples dropped.
+      let peakReset = false;
+      if (gatewaySvc) {
+        peakReset = resetPeakRss(gatewaySvc.pid);
+        await probeMemory(gatewaySvc, probeFile(gatewaySvc.name));
+        if (!peakReset) notes.push('could not restart VmHWM (/proc/PID/clear_refs) before the paced streams: their peak RSS is the whole run\'s');
+      }
       for (const cell of usable(mainCells)) {
         const m = await measure(cell, true, async (e) => {
           await request(pacedUpstream.origin + '/_stats?reset=1').then((r) => r.body.dump());
@@ -543,12 +614,18 @@ async function main(): Promise<void> {
         );
         await sleep(300);
       }
+      if (gatewaySvc) {
+        raw.memoryPeaks.paced = { peakRssMiB: memoryMiB(gatewaySvc.pid).peakRssMiB, probe: await probeMemory(gatewaySvc, probeFile(gatewaySvc.name)), wholeRun: !peakReset };
+      }
     }
 
     snapshot('after paced streams');
 
     // ---- memory
     for (const s of services) raw.memory[s.name] = memoryMiB(s.pid);
+    for (const s of [systems.gateway, systems.gatewayWarn, systems.gatewayNoMetrics]) {
+      if (s && existsSync(logFile(s.name))) raw.logBytes = { ...raw.logBytes, [s.name]: statSync(logFile(s.name)).size };
+    }
     if (gate.waitedS > 0.5) notes.push(`waited ${gate.waitedS.toFixed(0)} s in total for other processes to quieten (threshold ${opts.maxOtherLoad}% of a CPU)`);
     const foreign = [...Object.values(raw.satJson), ...Object.values(raw.satStream), ...Object.values(raw.rate), ...Object.values(raw.ttfb)].flat().map((r) => r.foreignCpuPct);
     if (foreign.length) {

@@ -1,5 +1,6 @@
 // The temporary YAML config the gateway is started with: one provider per upstream protocol on the fake
-// upstream (plus the same on the paced fake upstream), one model alias per provider.
+// upstream (plus the same on the paced fake upstream), one model alias per provider. Everything else is
+// the default a user gets from `npm start` (log level, metrics), unless a variant says otherwise.
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import type { Protocol } from '../request-bodies.js';
@@ -12,7 +13,8 @@ export interface GatewayConfigOptions {
   pacedUpstream: string;
   /** undici Pool connections per upstream origin (FLOOR gets the same). */
   connections: number;
-  logLevel: string;
+  /** Left out: the default users run (`info`, one request log line per request). */
+  logLevel?: string;
 }
 
 const PROTOCOLS: Protocol[] = ['messages', 'responses', 'chat'];
@@ -42,7 +44,7 @@ export function gatewayConfig(o: GatewayConfigOptions): Record<string, unknown> 
   return {
     server: { host: '127.0.0.1', port: o.port },
     metrics: { enabled: o.metrics },
-    log: { level: o.logLevel },
+    ...(o.logLevel === undefined ? {} : { log: { level: o.logLevel } }),
     providers,
     models,
   };

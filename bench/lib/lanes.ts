@@ -45,11 +45,16 @@ export function gatewayModel(upstream: Protocol, paced: boolean): string {
   return `m-${upstream}${paced ? '-paced' : ''}`;
 }
 
-export type SystemKind = 'direct' | 'floor' | 'gateway' | 'gateway-nometrics';
+export type SystemKind = 'direct' | 'floor' | 'json-floor' | 'gateway' | 'gateway-warn' | 'gateway-nometrics';
+
+/** The gateway as users run it (default config: request log line at `info`, metrics on), and the two
+ * variants measured beside it: `log.level: warn`, and metrics off. */
+export type GatewayVariant = 'gateway' | 'gateway-warn' | 'gateway-nometrics';
 
 /**
- * One system measured for one protocol pair: DIRECT and FLOOR depend only on the upstream protocol
- * (they carry the upstream protocol's request), the gateway on the lane.
+ * One system measured for one protocol pair: DIRECT, FLOOR and JSON-FLOOR depend only on the upstream
+ * protocol (DIRECT and FLOOR carry the upstream protocol's request, JSON-FLOOR the same with the
+ * gateway's model alias, which it maps), the gateway on the lane.
  */
 export interface Cell {
   key: string;
@@ -65,11 +70,11 @@ export function baselineCells(upstreams: Iterable<Protocol>): Cell[] {
   for (const p of upstreams) {
     cells.push({ key: `direct:${p}`, system: 'direct', door: p, upstream: p });
     cells.push({ key: `floor:${p}`, system: 'floor', door: p, upstream: p });
+    cells.push({ key: `json-floor:${p}`, system: 'json-floor', door: p, upstream: p });
   }
   return cells;
 }
 
-export function gatewayCell(lane: Lane, metrics = true): Cell {
-  const system: SystemKind = metrics ? 'gateway' : 'gateway-nometrics';
-  return { key: `${system}:${lane.id}`, system, door: lane.door, upstream: lane.upstream, lane };
+export function gatewayCell(lane: Lane, variant: GatewayVariant = 'gateway'): Cell {
+  return { key: `${variant}:${lane.id}`, system: variant, door: lane.door, upstream: lane.upstream, lane };
 }

@@ -1,7 +1,7 @@
 // Per-process CPU time and memory from /proc (Linux), to show which side of a measurement was the
 // bottleneck and to report the gateway's peak RSS (VmHWM).
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 let clockTicks = 100;
 try {
@@ -37,6 +37,19 @@ export function memoryMiB(pid: number): { peakRssMiB: number; rssMiB: number } {
   }
 }
 
+/**
+ * Starts a new peak for VmHWM (`echo 5 > /proc/PID/clear_refs`, Linux ≥ 4.0, our own child), so the
+ * next reading is the peak of one phase; false when the kernel or permissions refuse.
+ */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Busy and stolen CPU seconds of the whole machine so far (all CPUs), from /proc/stat. */
 function machineSeconds(): { busy: number; steal: number } {
   try {
@@ -49,6 +62,8 @@ function machineSeconds(): { busy: number; steal: number } {
 }
 
 export interface CpuUse {
+  /** CPU seconds (user + system) the system under test used over the interval. */
+  sutCpuS: number;
   /** The system under test, % of one CPU. */
   sutCpuPct: number;
   /** Everything else of ours (load generator, upstreams, idle proxies), % of one CPU. */
@@ -86,6 +101,7 @@ export class CpuMeter {
     const busy = machine.busy - this.machine0.busy;
     const ours = (Number.isFinite(sut) ? sut : 0) + aux;
     return {
+      sutCpuS: sut,
       sutCpuPct: (100 * sut) / elapsed,
       auxCpuPct: (100 * aux) / elapsed,
       foreignCpuPct: Math.max(0, (100 * (busy - ours)) / elapsed),

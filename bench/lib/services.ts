@@ -1,6 +1,7 @@
 // Child processes of a bench run (fake upstreams, FLOOR proxies, gateways): started with their own
 // handle, awaited until they answer, stopped by that handle (SIGTERM, then SIGKILL) — never by name.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import net from 'node:net';
 import { request } from 'undici';
 
@@ -45,17 +46,24 @@ interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
   /** Known port (gateway); otherwise read from a `{"ready":true,"port":N}` stdout line. */
   port?: number;
+  /** Stdout appended to this file (as `npm start >> file` would), instead of a pipe to this process:
+   * a service's log lines then cost this process (the load generator) nothing. Needs `port`. */
+  stdoutFile?: string;
   /** Readiness probe path polled until 200 (default /healthz). */
   healthPath?: string;
   timeoutMs?: number;
 }
 
 export async function startService(options: SpawnOptions): Promise<Service> {
+  if (options.stdoutFile !== undefined && options.port === undefined) throw new Error(`${options.name}: stdoutFile needs a known port`);
+  const stdoutFd = options.stdoutFile === undefined ? undefined : openSync(options.stdoutFile, 'a');
   const child = spawn(process.execPath, options.args, {
     cwd: options.cwd,
     env: options.env ?? process.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', stdoutFd ?? 'pipe', 'pipe'],
   });
+  // The child holds its own copy of the descriptor.
+  if (stdoutFd !== undefined) closeSync(stdoutFd);
   let tail = '';
   let exitedFlag = false;
   let exitInfo = '';
@@ -101,7 +109,7 @@ export async function startService(options: SpawnOptions): Promise<Service> {
       });
     });
   } else {
-    child.stdout!.resume();
+    child.stdout?.resume();
   }
 
   const origin = `http://127.0.0.1:${port}`;

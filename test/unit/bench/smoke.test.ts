@@ -1,11 +1,12 @@
-// The benchmark's fake upstream and FLOOR proxy, in-process for about a second: every protocol answers
-// a complete, well-formed body or event stream, directly and through FLOOR, so a benchmark never
-// measures a broken baseline.
+// The benchmark's fake upstream, FLOOR and JSON-FLOOR proxies, in-process for about a second: every
+// protocol answers a complete, well-formed body or event stream, directly and through both floors, so a
+// benchmark never measures a broken baseline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { ANSWER_TEXT } from '../../../bench/corpus.js';
 import { startFakeUpstream, type FakeUpstream } from '../../../bench/fake-upstream.js';
 import { startFloorProxy, type FloorProxy } from '../../../bench/floor-proxy.js';
+import { SseLineRewriter, startJsonFloorProxy, type JsonFloorProxy } from '../../../bench/json-floor-proxy.js';
 import { ENDPOINT, requestBody, requestHeaders, type Protocol } from '../../../bench/request-bodies.js';
 import { splitText, STREAM_TERMINAL } from '../../../bench/upstream-replies.js';
 
@@ -15,24 +16,32 @@ const PROTOCOLS: Protocol[] = ['messages', 'responses', 'chat'];
 let upstream: FakeUpstream;
 let paced: FakeUpstream;
 let floor: FloorProxy;
+let jsonFloor: JsonFloorProxy;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream({ events: EVENTS });
   paced = await startFakeUpstream({ events: 5, paceMs: 20 });
   floor = await startFloorProxy({ upstream: upstream.url, connections: 8 });
+  // JSON-FLOOR maps the model the way the gateway maps an alias; the fake upstream echoes what it saw.
+  jsonFloor = await startJsonFloorProxy({
+    upstream: upstream.url,
+    connections: 8,
+    models: Object.fromEntries(PROTOCOLS.map((p) => [`alias-${p}`, `model-${p}`])),
+  });
 });
 
 afterAll(async () => {
   await floor?.close();
+  await jsonFloor?.close();
   await upstream?.close();
   await paced?.close();
 });
 
-async function post(base: string, path: string, protocol: Protocol, stream: boolean) {
+async function post(base: string, path: string, protocol: Protocol, stream: boolean, model = `model-${protocol}`) {
   const res = await request(base + path, {
     method: 'POST',
     headers: requestHeaders(protocol),
-    body: requestBody(protocol, `model-${protocol}`, stream),
+    body: requestBody(protocol, model, stream),
   });
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
@@ -100,12 +109,15 @@ function bodyText(protocol: Protocol, json: any): string {
   return json.choices[0].message.content;
 }
 
-describe('bench fake upstream and FLOOR proxy', () => {
-  for (const via of ['direct', 'floor'] as const) {
+const VIAS = ['direct', 'floor', 'json-floor'] as const;
+const baseOf = (via: (typeof VIAS)[number]) => (via === 'direct' ? upstream.url : via === 'floor' ? floor.url : jsonFloor.url);
+const modelFor = (via: (typeof VIAS)[number], protocol: Protocol) => (via === 'json-floor' ? `alias-${protocol}` : `model-${protocol}`);
+
+describe('bench fake upstream, FLOOR and JSON-FLOOR proxies', () => {
+  for (const via of VIAS) {
     for (const protocol of PROTOCOLS) {
       it(`${via}: ${protocol} non-streamed body is complete`, async () => {
-        const base = via === 'direct' ? upstream.url : floor.url;
-        const res = await post(base, ENDPOINT[protocol], protocol, false);
+        const res = await post(baseOf(via), ENDPOINT[protocol], protocol, false, modelFor(via, protocol));
         expect(res.status).toBe(200);
         expect(res.headers['content-type']).toBe('application/json');
         expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
@@ -115,8 +127,7 @@ describe('bench fake upstream and FLOOR proxy', () => {
       });
 
       it(`${via}: ${protocol} stream has ${EVENTS} well-formed events`, async () => {
-        const base = via === 'direct' ? upstream.url : floor.url;
-        const res = await post(base, ENDPOINT[protocol], protocol, true);
+        const res = await post(baseOf(via), ENDPOINT[protocol], protocol, true, modelFor(via, protocol));
         expect(res.status).toBe(200);
         expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
         expect(res.text.endsWith('\n\n')).toBe(true);
@@ -136,6 +147,25 @@ describe('bench fake upstream and FLOOR proxy', () => {
     expect((await post(upstream.url, '/chat/completions', 'chat', false)).status).toBe(200);
     expect((await post(upstream.url, '/v1/messages?beta=true', 'messages', false)).status).toBe(200);
     expect((await post(floor.url, '/v1/nowhere', 'chat', false)).status).toBe(404);
+    const missing = await post(jsonFloor.url, '/v1/nowhere', 'chat', false);
+    expect(missing.status).toBe(404);
+    expect(Number(missing.headers['content-length'])).toBe(Buffer.byteLength(missing.text));
+  });
+
+  it('JSON-FLOOR re-serialises SSE data lines split anywhere, multi-byte characters included', () => {
+    const source = 'event: a\ndata: {"t": "héllo ✓",  "n": 1}\n\ndata: [DONE]\n\n';
+    const bytes = Buffer.from(source);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const rewriter = new SseLineRewriter();
+      const out = rewriter.push(bytes.subarray(0, cut)) + rewriter.push(bytes.subarray(cut)) + rewriter.end();
+      expect(out).toBe('event: a\ndata: {"t":"héllo ✓","n":1}\n\ndata: [DONE]\n\n');
+    }
+  });
+
+  it('JSON-FLOOR answers 400 to a body that is not JSON', async () => {
+    const res = await request(jsonFloor.url + ENDPOINT.messages, { method: 'POST', headers: requestHeaders('messages'), body: '{"model": ' });
+    expect(res.statusCode).toBe(400);
+    expect(await res.body.text()).toMatch(/not JSON/);
   });
 
   it('paces streamed events', async () => {

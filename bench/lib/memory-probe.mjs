@@ -1,0 +1,59 @@
+// Memory breakdown of the gateway at its peak, for the bench only: loaded with
+// `node --import <this file> dist/main.js` and active only when SWITCHYARD_BENCH_MEMORY_PROBE names a
+// file. It samples process.memoryUsage() every 50 ms, keeps the sample with the highest RSS, and on
+// SIGUSR2 appends that sample as one JSON line to the file and starts over (the bench signals after
+// each phase). Plain JavaScript with node: imports only, so the gateway runs without a loader thread,
+// and nothing of it is in the product.
+import diagnostics from 'node:diagnostics_channel';
+import { appendFileSync } from 'node:fs';
+
+const file = process.env.SWITCHYARD_BENCH_MEMORY_PROBE;
+
+if (file) {
+  // Sockets the upstream pools hold: undici announces each connection on this channel.
+  const poolSockets = new Set();
+  diagnostics.subscribe('undici:client:connected', (message) => {
+    const socket = message?.socket;
+    if (!socket || poolSockets.has(socket)) return;
+    poolSockets.add(socket);
+    socket.once('close', () => poolSockets.delete(socket));
+  });
+
+  const MiB = 1024 * 1024;
+  const sample = () => {
+    const m = process.memoryUsage();
+    const tcp = process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+    return {
+      rssMiB: m.rss / MiB,
+      heapUsedMiB: m.heapUsed / MiB,
+      heapTotalMiB: m.heapTotal / MiB,
+      externalMiB: m.external / MiB,
+      arrayBuffersMiB: m.arrayBuffers / MiB,
+      poolSockets: poolSockets.size,
+      // Every TCP handle minus the pools' (listening sockets included): the callers' connections.
+      otherTcpHandles: Math.max(0, tcp - poolSockets.size),
+    };
+  };
+  // The first sample at the highest RSS (RSS rarely shrinks, so a later equal one is usually idle), and
+  // the most sockets seen at any time.
+  let peak = sample();
+  let samples = 0;
+  let maxPoolSockets = 0;
+  let maxOtherTcpHandles = 0;
+  setInterval(() => {
+    samples++;
+    const s = sample();
+    if (s.rssMiB > peak.rssMiB) peak = s;
+    maxPoolSockets = Math.max(maxPoolSockets, s.poolSockets);
+    maxOtherTcpHandles = Math.max(maxOtherTcpHandles, s.otherTcpHandles);
+  }, 50).unref();
+
+  process.on('SIGUSR2', () => {
+    const report = { at: Date.now(), samples, peak: { ...peak, maxPoolSockets, maxOtherTcpHandles }, now: sample() };
+    appendFileSync(file, JSON.stringify(report) + '\n');
+    peak = sample();
+    samples = 0;
+    maxPoolSockets = 0;
+    maxOtherTcpHandles = 0;
+  });
+}
