@@ -4,8 +4,8 @@
 // express are declared with their reason (and listed in the README), never silently skipped.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MODELS, startHarness, type Harness, type UpstreamProtocol } from '../support/gateway-harness.js';
-import { ask, type Door, type Exchange } from './door-clients.js';
-import { viewOf, type UpstreamView } from './upstream-view.js';
+import { ask, type Door, type Exchange } from '../support/door-clients.js';
+import { viewOf, type UpstreamView } from '../support/upstream-view.js';
 
 interface Cell {
   door: Door;

@@ -5,7 +5,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODELS, startHarness, type Harness, type UpstreamProtocol } from '../support/gateway-harness.js';
-import { viewOf } from './upstream-view.js';
+import { viewOf } from '../support/upstream-view.js';
 
 const KEYS = [
   { name: 'alice', key: 'sk-alice-1' },

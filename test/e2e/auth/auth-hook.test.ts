@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../../src/app.js';
 import { resolveConfig } from '../../../src/config/load-config.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../../support/scripted-upstream/index.js';
-import { captureLogger, type CapturedLogger } from '../../unit/observability/helpers.js';
+import { captureLogger, type CapturedLogger } from '../../unit/observability/support.js';
 
 const ALICE = 'sk-sy-alice-7f3a9c01d2e4b5a6';
 const BOB = 'sk-sy-bob-0a1b2c3d4e5f6a7b';

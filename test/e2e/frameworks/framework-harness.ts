@@ -4,7 +4,7 @@
 import { expect } from 'vitest';
 import { MODELS, startHarness, type Harness, type UpstreamProtocol } from '../../support/gateway-harness.js';
 import type { ReceivedRequest } from '../../support/scripted-upstream/index.js';
-import { viewOf, type UpstreamView } from '../upstream-view.js';
+import { viewOf, type UpstreamView } from '../../support/upstream-view.js';
 
 export const UPSTREAMS: readonly UpstreamProtocol[] = ['messages', 'responses', 'chat'];
 

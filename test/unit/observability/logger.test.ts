@@ -4,7 +4,7 @@ import { GatewayError } from '../../../src/errors.js';
 import { REDACTED, redactSecrets, secretMasker } from '../../../src/observability/logger.js';
 import { Observability } from '../../../src/observability/observer.js';
 import { RequestRecord } from '../../../src/observability/request-record.js';
-import { captureLogger } from './helpers.js';
+import { captureLogger } from './support.js';
 
 const BEARER_SECRET = 'sk-secret-caller-0123456789';
 const API_KEY_SECRET = 'sk-ant-api03-secret-abcdef';

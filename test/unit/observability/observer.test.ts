@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_MODEL_LABELS, MAX_WARNING_FIELDS, Observability } from '../../../src/observability/observer.js';
 import { RequestRecord } from '../../../src/observability/request-record.js';
-import { captureLogger, histogram, samples, valueOf } from './helpers.js';
+import { captureLogger, histogram, samples, valueOf } from './support.js';
 
 function newObs(options: { metricsEnabled?: boolean; models?: string[] } = {}) {
   const log = captureLogger();

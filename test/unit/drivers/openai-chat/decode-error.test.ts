@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatDriver } from '../../../../src/drivers/openai-chat/index.js';
-import { fixture } from './chat-test-support.js';
+import { fixture } from './support.js';
 
 function decode(status: number, name: string, headers: Record<string, string | string[] | undefined> = {}) {
   return chatDriver.decodeError(status, headers, fixture(name).toString('utf8'));

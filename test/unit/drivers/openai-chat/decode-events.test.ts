@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { foldEvents } from '../../../../src/ir/fold-events.js';
 import { toCallerId } from '../../../../src/ir/tool-ids.js';
 import type { IrEvent, IrRequest, ToolDefinition } from '../../../../src/ir/types.js';
-import { decodeChunks, expectWellFormed, fixture, request } from './chat-test-support.js';
+import { decodeChunks, expectWellFormed, fixture, request } from './support.js';
 
 const CUSTOM_TOOLS: ToolDefinition[] = [
   { name: 'apply_patch', kind: 'custom', description: 'Apply a patch' },

@@ -3,7 +3,7 @@ import { chatDriver } from '../../../../src/drivers/openai-chat/index.js';
 import { GatewayError } from '../../../../src/errors.js';
 import { toCallerId } from '../../../../src/ir/tool-ids.js';
 import type { ToolDefinition } from '../../../../src/ir/types.js';
-import { fixtureJson, request } from './chat-test-support.js';
+import { fixtureJson, request } from './support.js';
 
 const TOOLS: ToolDefinition[] = [
   { name: 'get_weather', kind: 'function' },

@@ -5,7 +5,7 @@ import type { DriverTarget } from '../../../../src/drivers/types.js';
 import { GatewayError } from '../../../../src/errors.js';
 import { foldEvents } from '../../../../src/ir/fold-events.js';
 import type { IrRequest, ToolDefinition, Turn, Warning } from '../../../../src/ir/types.js';
-import { decodeChunks, request, target } from './chat-test-support.js';
+import { decodeChunks, request, target } from './support.js';
 
 function encode(req: IrRequest, t: DriverTarget = target(), stream = false) {
   const warnings: Warning[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KIND_INFO } from '../../../../src/errors.js';
 import { responsesDriver } from '../../../../src/drivers/openai-responses/index.js';
-import { fixtureBytes } from './helpers.js';
+import { fixtureBytes } from './support.js';
 
 const decodeError = responsesDriver.decodeError;
 

@@ -3,7 +3,7 @@ import { responsesDriver } from '../../../../src/drivers/openai-responses/index.
 import { foldEvents } from '../../../../src/ir/fold-events.js';
 import { toCallerId } from '../../../../src/ir/tool-ids.js';
 import type { IrEvent, IrRequest } from '../../../../src/ir/types.js';
-import { decodeChunks, fixtureBytes, request, unstableSplits } from './helpers.js';
+import { decodeChunks, fixtureBytes, request, unstableSplits } from './support.js';
 
 const decode = (name: string, req?: IrRequest) => decodeChunks([fixtureBytes(name)], req);
 

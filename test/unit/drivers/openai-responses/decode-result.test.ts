@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/errors.js';
 import { responsesDriver } from '../../../../src/drivers/openai-responses/index.js';
 import { toCallerId } from '../../../../src/ir/tool-ids.js';
-import { fixtureJson, request } from './helpers.js';
+import { fixtureJson, request } from './support.js';
 
 function thrown(fn: () => unknown): GatewayError {
   try {

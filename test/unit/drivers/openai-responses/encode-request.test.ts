@@ -3,7 +3,7 @@ import { GatewayError } from '../../../../src/errors.js';
 import { responsesDriver } from '../../../../src/drivers/openai-responses/index.js';
 import { toCallerId } from '../../../../src/ir/tool-ids.js';
 import type { IrRequest, ToolDefinition, Turn, Warning } from '../../../../src/ir/types.js';
-import { fixtureJson, request, target } from './helpers.js';
+import { fixtureJson, request, target } from './support.js';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

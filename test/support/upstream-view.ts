@@ -1,6 +1,6 @@
 // What the scripted upstream received, read back in a normalised form per upstream protocol, so the
 // conformance matrix can assert the gateway sent each protocol correctly.
-import type { UpstreamProtocol } from '../support/gateway-harness.js';
+import type { UpstreamProtocol } from './gateway-harness.js';
 
 export interface UpstreamView {
   model: string;

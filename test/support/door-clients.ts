@@ -3,7 +3,7 @@
 // answer back in a normalised form, and continue the conversation from the raw answer.
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
-import type { Harness } from '../support/gateway-harness.js';
+import type { Harness } from './gateway-harness.js';
 
 export type Door = 'messages' | 'responses';
 
