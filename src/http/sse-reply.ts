@@ -3,6 +3,8 @@
 // the route (the reply's `close` event aborts the generation), not here.
 // Frames produced in one turn of the event loop (typically every event of one upstream chunk) leave in
 // one socket write at the end of that turn: no added latency, and one syscall instead of one per frame.
+// The status line and headers ride in the first of those writes (node prepends them to the first
+// chunk): a header-only write cost a syscall, a TCP segment and a client wake-up per stream.
 import type { ServerResponse } from 'node:http';
 
 export class SseReply {
@@ -11,10 +13,19 @@ export class SseReply {
   private ended = false;
   /** Frames written this turn, not yet handed to the socket. */
   private pending = '';
+  /** A flush is queued for the end of this turn. */
+  private scheduled = false;
+  /** The status line and headers went to the socket (`headersSent` turns true at writeHead already). */
+  private headersOut = false;
   private readonly flush = (): void => {
+    this.scheduled = false;
     const text = this.pending;
     this.pending = '';
-    if (text.length !== 0 && !this.raw.destroyed) this.raw.write(text);
+    if (this.raw.destroyed) return;
+    if (text.length !== 0) this.raw.write(text);
+    // The turn that opened the stream wrote no frame: the headers still leave now, not with a later one.
+    else if (!this.headersOut) this.raw.flushHeaders();
+    this.headersOut = true;
   };
 
   constructor(
@@ -31,8 +42,8 @@ export class SseReply {
       'x-accel-buffering': 'no',
       ...headers,
     });
-    // Send the headers now: clients measure time to first byte from here.
-    this.raw.flushHeaders();
+    // Headers are committed; they go out with this turn's frames (clients time the first byte from there).
+    this.schedule();
     this.lastWrite = performance.now();
     const period = Math.max(50, Math.floor(this.heartbeatMs / 2));
     this.timer = setInterval(() => {
@@ -45,9 +56,15 @@ export class SseReply {
   write(frame: string): boolean {
     if (this.ended || this.raw.destroyed) return true;
     this.lastWrite = performance.now();
-    if (this.pending.length === 0) queueMicrotask(this.flush);
+    this.schedule();
     this.pending += frame;
     return !this.raw.writableNeedDrain;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(this.flush);
   }
 
   onDrain(cb: () => void): void {
@@ -58,7 +75,9 @@ export class SseReply {
     if (this.ended) return;
     this.ended = true;
     if (this.timer) clearInterval(this.timer);
-    this.flush();
-    if (!this.raw.destroyed) this.raw.end();
+    const text = this.pending;
+    this.pending = '';
+    // The last frames and the chunked terminator in one write (end() corks the socket).
+    if (!this.raw.destroyed) this.raw.end(text.length !== 0 ? text : undefined);
   }
 }

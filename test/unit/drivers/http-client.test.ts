@@ -1,0 +1,139 @@
+// HttpClient against a real node:http upstream: the answer's status, headers and body; abort before the
+// headers (the promise rejects) and during the body (the body errors), the upstream seeing its socket
+// close either way; destroying the body early closes the upstream socket; a reader that stops reading
+// stops the upstream (backpressure).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ProviderConfig } from '../../../src/config/types.js';
+import { HttpClient, readText } from '../../../src/drivers/http-client.js';
+import { GatewayError } from '../../../src/errors.js';
+
+let server: Server | undefined;
+let client: HttpClient | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  server?.closeAllConnections();
+  if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+  server = undefined;
+});
+
+async function upstream(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<ProviderConfig> {
+  server = createServer(handler);
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  client = new HttpClient();
+  return {
+    name: 'up',
+    origin,
+    basePath: '/v1',
+    connections: 1,
+    timeouts: { connectMs: 2000, firstByteMs: 5000, idleMs: 5000, totalMs: 10_000 },
+  } as unknown as ProviderConfig;
+}
+
+function closed(req: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => req.socket.once('close', () => resolve()));
+}
+
+const within = <T>(p: Promise<T>, ms = 5000): Promise<T> =>
+  Promise.race([p, new Promise<T>((_r, reject) => setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms))]);
+
+describe('HttpClient.send', () => {
+  it('returns the status, headers and body of the answer, and sends method, path, headers and body', async () => {
+    let seen: { method?: string; url?: string; auth?: string; body: string } = { body: '' };
+    const provider = await upstream((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        seen = { method: req.method, url: req.url, auth: req.headers['x-api-key'] as string, body };
+        res.writeHead(201, { 'content-type': 'application/json', 'x-request-id': 'req_1' });
+        res.end('{"ok":true}');
+      });
+    });
+    const res = await client!.send(provider, { path: '/messages', headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body: '{"a":1}', signal: new AbortController().signal });
+    expect(res.status).toBe(201);
+    expect(res.headers['x-request-id']).toBe('req_1');
+    expect(await readText(res.body)).toBe('{"ok":true}');
+    expect(seen).toEqual({ method: 'POST', url: '/v1/messages', auth: 'k', body: '{"a":1}' });
+  });
+
+  it('abort before the headers: the promise rejects as an aborted request and the upstream socket closes', async () => {
+    let gone: Promise<void> | undefined;
+    let arrived: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    const provider = await upstream((req) => {
+      gone = closed(req);
+      arrived();
+    });
+    const abort = new AbortController();
+    const sent = client!.send(provider, { path: '/x', headers: {}, body: '{}', signal: abort.signal });
+    await within(reached);
+    abort.abort();
+    const err = await within(sent.then(() => undefined, (e: unknown) => e));
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).message).toMatch(/aborted/);
+    await within(gone!);
+  });
+
+  it('abort while the body streams: the body errors and the upstream socket closes', async () => {
+    let gone: Promise<void> | undefined;
+    const provider = await upstream((req, res) => {
+      gone = closed(req);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+    });
+    const abort = new AbortController();
+    const res = await client!.send(provider, { path: '/x', headers: {}, body: '{}', signal: abort.signal });
+    const failed = new Promise<Error>((resolve) => res.body.once('error', resolve));
+    res.body.once('data', () => abort.abort());
+    const err = await within(failed);
+    expect((err as { name?: string }).name).toBe('AbortError');
+    await within(gone!);
+  });
+
+  it('destroying the body before its end closes the upstream socket (the connection is not reused)', async () => {
+    let gone: Promise<void> | undefined;
+    const provider = await upstream((req, res) => {
+      gone = closed(req);
+      res.writeHead(200);
+      res.write('a'.repeat(1000));
+    });
+    const res = await client!.send(provider, { path: '/x', headers: {}, body: '{}', signal: new AbortController().signal });
+    await new Promise((resolve) => res.body.once('data', resolve));
+    res.body.destroy();
+    await within(gone!);
+  });
+
+  it('a reader that stops reading stops the upstream: its writes back up until the reader resumes', async () => {
+    const chunk = 'z'.repeat(64 * 1024);
+    let blockedAfter = -1;
+    const provider = await upstream((_req, res) => {
+      res.writeHead(200);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 400) {
+          sent++;
+          if (!res.write(chunk)) {
+            if (blockedAfter < 0) blockedAfter = sent;
+            res.once('drain', pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      pump();
+    });
+    const res = await client!.send(provider, { path: '/x', headers: {}, body: '{}', signal: new AbortController().signal });
+    res.body.pause();
+    await new Promise((r) => setTimeout(r, 300));
+    // 400 × 64 KiB = 25 MiB: the upstream is blocked long before it is all sent.
+    expect(blockedAfter).toBeGreaterThan(0);
+    expect(blockedAfter).toBeLessThan(400);
+    let total = 0;
+    for await (const c of res.body) total += (c as Buffer).length;
+    expect(total).toBe(400 * chunk.length);
+  });
+});
