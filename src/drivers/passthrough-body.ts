@@ -1,0 +1,38 @@
+// The pass-through lane's upstream body, shared by the drivers whose protocol a caller can speak: the
+// caller's own body with only `model` and the target's settings replaced, so unknown fields survive.
+// Each protocol names the output limit and the reasoning effort its own way (`fields`).
+import type { PassthroughSettings } from './types.js';
+
+export interface PassthroughFields {
+  /** The output-limit field: `max_tokens` (Messages), `max_output_tokens` (Responses). */
+  maxTokens: string;
+  /** The object holding `effort`: `output_config` (Messages), `reasoning` (Responses). */
+  effortParent: string;
+}
+
+export function passthroughBody(
+  callerBody: Record<string, unknown>,
+  model: string,
+  defaults: PassthroughSettings,
+  overrides: PassthroughSettings,
+  fields: PassthroughFields,
+): string {
+  const body: Record<string, unknown> = { ...callerBody, model };
+  applySettings(body, defaults, false, fields);
+  applySettings(body, overrides, true, fields);
+  return JSON.stringify(body);
+}
+
+/** Defaults fill what the caller left unset; overrides (`force`) always win. */
+function applySettings(body: Record<string, unknown>, s: PassthroughSettings, force: boolean, fields: PassthroughFields): void {
+  const set = (k: string, v: unknown) => {
+    if (v !== undefined && (force || body[k] === undefined)) body[k] = v;
+  };
+  set(fields.maxTokens, s.maxTokens);
+  set('temperature', s.temperature);
+  set('top_p', s.topP);
+  if (s.reasoningEffort !== undefined) {
+    const parent = (body[fields.effortParent] ?? {}) as Record<string, unknown>;
+    if (force || parent.effort === undefined) body[fields.effortParent] = { ...parent, effort: s.reasoningEffort };
+  }
+}
