@@ -6,6 +6,7 @@ import { GatewayError } from '../errors.js';
 import type { IrRequest, Warning } from '../ir/types.js';
 import type { RoutePlan } from '../router/model-table.js';
 import type { Caller } from '../access/caller.js';
+import { mayUse } from '../access/model-access.js';
 import { identify } from './auth.js';
 import type { AppContext } from './context.js';
 
@@ -31,6 +32,13 @@ export function resolveModel(ctx: AppContext, model: string): RoutePlan {
     throw new GatewayError('not_found', `model "${model}" is not configured on this gateway`, { param: 'model', code: 'model_not_found' });
   }
   return plan;
+}
+
+/** A model outside the caller's allow-lists: 404 naming it, as the vendors answer a model you may not use. */
+export function assertMayUse(caller: Caller, model: string): void {
+  if (!mayUse(caller, model)) {
+    throw new GatewayError('not_found', `model "${model}" is not available to this API key`, { param: 'model', code: 'model_not_found' });
+  }
 }
 
 /** Authenticate, decode (with the given decoder of the door's codec), resolve the model. `onDecoded`
