@@ -18,6 +18,7 @@ const KEYS = {
   alice: 'sk-sy-alice-0004',
   bob: 'sk-sy-bob-0005',
   ops: 'sk-sy-ops-0006',
+  single: 'sk-sy-single-0007',
 } as const;
 
 /** 12 input + 9 output tokens: 12×$3 + 9×$15 per million = 171 µUSD on the priced aliases. */
@@ -37,6 +38,7 @@ function rawConfig(upstreamUrl: string, state?: Record<string, unknown>) {
         { name: 'budget', key: KEYS.budget, team: 'research', budget: { usd: 0.0004, period: 'day' } },
         { name: 'alice', key: KEYS.alice, team: 'research', models: ['via-messages', 'via-responses'], limits: { rpm: 1000 } },
         { name: 'bob', key: KEYS.bob, models: ['via-responses', 'via-chat'] },
+        { name: 'single', key: KEYS.single, limits: { concurrency: 1 } },
       ],
       teams: { research: { budget: { usd: 100, period: 'month' } } },
       admin_keys: [{ name: 'ops', key: KEYS.ops }],
@@ -178,6 +180,37 @@ describe('rate limits through the SDKs', () => {
     }
   });
 
+  it('concurrency: a slot is held while a stream runs and given back when the caller leaves mid-stream', async () => {
+    upstream.enqueue({ kind: 'stall', afterBlocks: [{ type: 'text', text: 'Thinking…' }], ms: 8_000 });
+    const leaving = new AbortController();
+    const first = await fetch(url + '/v1/messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEYS.single, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'via-messages', stream: true, ...hello }),
+      signal: leaving.signal,
+    });
+    expect(first.status).toBe(200);
+    const reader = first.body!.getReader();
+    await reader.read();
+    // The stream is open: a second request of the key is refused.
+    const second = await anthropic(KEYS.single).messages.create({ model: 'via-messages', ...hello }).catch((x: unknown) => x);
+    expect(second).toBeInstanceOf(Anthropic.RateLimitError);
+    expect(bodyMessage(second)).toContain('1 concurrent requests');
+    leaving.abort();
+    await reader.cancel().catch(() => undefined);
+    // The lease comes back once the gateway has wound the aborted stream down (well before the stall ends).
+    const t0 = Date.now();
+    let status = 0;
+    while (Date.now() - t0 < 5_000) {
+      const r = await anthropic(KEYS.single).messages.create({ model: 'via-messages', ...hello }).then(() => 200, (e: { status?: number }) => e.status ?? 0);
+      status = r;
+      if (status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status).toBe(200);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
   it('a key without limits gets no rate-limit headers', async () => {
     const { response } = await anthropic(KEYS.bob).messages.create({ model: 'via-chat', ...hello }).withResponse();
     expect([...response.headers.keys()].filter((h) => h.includes('ratelimit'))).toEqual([]);
@@ -291,7 +324,7 @@ describe('isolation and the usage views', () => {
   it('/admin/usage shows every key and team to admin keys only', async () => {
     const admin = await getJson('/admin/usage', KEYS.ops);
     expect(admin.status).toBe(200);
-    expect(admin.body.keys.map((k: { key: string }) => k.key)).toEqual(['limited', 'tokens', 'budget', 'alice', 'bob']);
+    expect(admin.body.keys.map((k: { key: string }) => k.key)).toEqual(['limited', 'tokens', 'budget', 'alice', 'bob', 'single']);
     expect(admin.body.teams.map((t: { team: string }) => t.team)).toEqual(['research']);
     const research = admin.body.teams[0].spend;
     expect(research.usd).toBeGreaterThan(3 * COST_USD - 1e-9);
