@@ -5,7 +5,7 @@
 // and what the usage endpoints show: usageView(caller) for the calling key, adminView() for admins.
 // Backend failures (StateUnavailableError) propagate: the caller decides how a missing store answers.
 import type { GatewayConfig } from '../config/types.js';
-import { GatewayError } from '../errors.js';
+import type { GatewayError } from '../errors.js';
 import type { Usage } from '../ir/types.js';
 import type { CheckState, Lease, StateStore } from '../state/types.js';
 import {
@@ -22,7 +22,7 @@ import {
 import { periodWindow } from './budget-period.js';
 import type { Caller } from './caller.js';
 import { keyIndexFor } from './key-index.js';
-import { mayUse } from './model-access.js';
+import { modelAccessError } from './model-access.js';
 import { costMicros, priceFor } from './price-table.js';
 import { rateLimitHeaders, rfc3339, type Door } from './rate-limit-headers.js';
 import { refusalError } from './refusal.js';
@@ -109,14 +109,8 @@ export class AccessService {
 
   /** Model access, then limits and budgets in one atomic admission. A caller without limits costs no state call. */
   async admit(caller: Caller, modelAlias: string, door: Door): Promise<Admission> {
-    if (caller.admin) {
-      return { ok: false, error: new GatewayError('permission', 'admin keys manage the gateway and cannot call models; use a key from auth.keys'), headers: NO_HEADERS, budgets: NO_BUDGETS };
-    }
-    if (!mayUse(caller, modelAlias)) {
-      // As the vendors answer a model you may not use: not found, naming the model.
-      const error = new GatewayError('not_found', `model "${modelAlias}" is not available to this API key`, { param: 'model', code: 'model_not_found' });
-      return { ok: false, error, headers: NO_HEADERS, budgets: NO_BUDGETS };
-    }
+    const refused = modelAccessError(caller, modelAlias);
+    if (refused !== undefined) return { ok: false, error: refused, headers: NO_HEADERS, budgets: NO_BUDGETS };
     const now = this.now();
     const plan = admissionPlan(caller, now, this.leaseMs);
     if (plan.checks.length === 0) return { ok: true, headers: NO_HEADERS, leases: NO_LEASES, budgets: NO_BUDGETS };

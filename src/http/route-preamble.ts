@@ -6,7 +6,7 @@ import { GatewayError } from '../errors.js';
 import type { IrRequest, Warning } from '../ir/types.js';
 import type { RoutePlan } from '../router/model-table.js';
 import type { Caller } from '../access/caller.js';
-import { mayUse } from '../access/model-access.js';
+import { modelAccessError } from '../access/model-access.js';
 import { identify } from './auth.js';
 import type { AppContext } from './context.js';
 
@@ -34,11 +34,10 @@ export function resolveModel(ctx: AppContext, model: string): RoutePlan {
   return plan;
 }
 
-/** A model outside the caller's allow-lists: 404 naming it, as the vendors answer a model you may not use. */
+/** The same model rule as admission (access/model-access.ts), thrown: for routes without admission. */
 export function assertMayUse(caller: Caller, model: string): void {
-  if (!mayUse(caller, model)) {
-    throw new GatewayError('not_found', `model "${model}" is not available to this API key`, { param: 'model', code: 'model_not_found' });
-  }
+  const refused = modelAccessError(caller, model);
+  if (refused !== undefined) throw refused;
 }
 
 /** Authenticate, decode (with the given decoder of the door's codec), resolve the model. `onDecoded`

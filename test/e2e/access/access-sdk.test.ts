@@ -334,6 +334,9 @@ describe('isolation and the usage views', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.error.type).toBe('invalid_request_error');
     expect((await getJson('/v1/usage', KEYS.ops)).status).toBe(403);
+    // Admin keys manage; they do not call models, nor count tokens for them.
+    expect(await anthropic(KEYS.ops).messages.create({ model: 'via-messages', ...hello }).catch((x: unknown) => x)).toBeInstanceOf(Anthropic.PermissionDeniedError);
+    expect(await anthropic(KEYS.ops).messages.countTokens({ model: 'via-messages', messages: hello.messages }).catch((x: unknown) => x)).toBeInstanceOf(Anthropic.PermissionDeniedError);
     expect((await getJson('/v1/usage', 'sk-sy-wrong')).status).toBe(401);
   });
 });
