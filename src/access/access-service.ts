@@ -7,7 +7,7 @@
 import type { GatewayConfig } from '../config/types.js';
 import type { GatewayError } from '../errors.js';
 import type { Usage } from '../ir/types.js';
-import type { CheckState, Lease, StateStore } from '../state/types.js';
+import type { Charge, CheckState, Lease, StateStore } from '../state/types.js';
 import {
   MICROS,
   addScope,
@@ -146,16 +146,24 @@ export class AccessService {
     cost?: Settled,
   ): Promise<Settled> {
     let settled: Settled = UNPRICED;
+    let charges: Charge[] | undefined;
     try {
       if (usage !== undefined && upstream !== undefined) {
         settled = cost ?? this.costOf(modelAlias, upstream, usage);
-        if (caller.anonymous) return settled;
-        const charges = settlementCharges(caller, { tokens: usage.inputTokens + usage.outputTokens, costMicros: settled.costMicros, modelAlias }, this.now());
-        if (charges.length > 0) await this.store.charge(charges);
+        if (!caller.anonymous) charges = settlementCharges(caller, { tokens: usage.inputTokens + usage.outputTokens, costMicros: settled.costMicros, modelAlias }, this.now());
       }
-    } finally {
+    } catch (err) {
       if (leases.length > 0) await this.store.release(leases);
+      throw err;
     }
+    // Charged and given back together (one round trip on Redis, whose client pipelines concurrent
+    // calls); the leases go back even when charging fails.
+    const [charged, released] = await Promise.allSettled([
+      charges !== undefined && charges.length > 0 ? this.store.charge(charges) : undefined,
+      leases.length > 0 ? this.store.release(leases) : undefined,
+    ]);
+    if (charged.status === 'rejected') throw charged.reason;
+    if (released.status === 'rejected') throw released.reason;
     return settled;
   }
 
