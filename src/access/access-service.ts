@@ -156,14 +156,9 @@ export class AccessService {
       if (leases.length > 0) await this.store.release(leases);
       throw err;
     }
-    // Charged and given back together (one round trip on Redis, whose client pipelines concurrent
-    // calls); the leases go back even when charging fails.
-    const [charged, released] = await Promise.allSettled([
-      charges !== undefined && charges.length > 0 ? this.store.charge(charges) : undefined,
-      leases.length > 0 ? this.store.release(leases) : undefined,
-    ]);
-    if (charged.status === 'rejected') throw charged.reason;
-    if (released.status === 'rejected') throw released.reason;
+    if ((charges === undefined || charges.length === 0) && leases.length === 0) return settled;
+    // One backend call for both (one transaction on the file store, one round trip on Redis).
+    await this.store.settle(charges ?? [], leases);
     return settled;
   }
 

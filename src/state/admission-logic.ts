@@ -3,7 +3,9 @@
 //
 // Representations: a window is a flat array [bucket0, sum0, bucket1, sum1, …] in bucket order, each
 // bucket 1/60 of the window wide (bounded work per call, whatever the traffic); a counter is {v, e}
-// (value, expiry in ms epoch); leases are {leaseId: expiresAt}.
+// (value, expiry in ms epoch); leases are {leaseId: expiresAt}. The records the io hands out belong to
+// the atomic unit that reads them (memory: the stored object itself; file: a fresh decode), so the
+// writers edit them in place rather than copying per request.
 import { randomBytes } from 'node:crypto';
 import type { AdmissionCheck, AdmissionResult, Charge, CheckState, Lease } from './types.js';
 
@@ -65,21 +67,31 @@ function windowRetry(entries: number[], used: number, limit: number, cost: numbe
   return 0;
 }
 
-function liveLeases(leases: LeaseRecord | undefined, now: number): { live: LeaseRecord; count: number; earliest: number } {
-  const live: LeaseRecord = {};
+/** Live leases and the earliest expiry, without copying (admission's hot path: one call per check). */
+function leaseStats(leases: LeaseRecord | undefined, now: number): { count: number; earliest: number } {
   let count = 0;
   let earliest = Infinity;
   if (leases) {
     for (const id in leases) {
       const exp = leases[id]!;
       if (exp > now) {
-        live[id] = exp;
         count++;
         if (exp < earliest) earliest = exp;
       }
     }
   }
-  return { live, count, earliest };
+  return { count, earliest };
+}
+
+/** Drops expired leases from a record the caller owns for this atomic unit (edited in place: no copy
+ * per request); true when it still holds one. */
+function pruneLeases(leases: LeaseRecord, now: number): boolean {
+  let any = false;
+  for (const id in leases) {
+    if (leases[id]! <= now) delete leases[id];
+    else any = true;
+  }
+  return any;
 }
 
 interface Evaluated {
@@ -110,7 +122,7 @@ function evaluate(check: AdmissionCheck, now: number, io: AdmissionIo): Evaluate
       return { state: { used, limit: check.limit, resetMs }, pass, retryAfterMs: pass ? 0 : resetMs };
     }
     case 'concurrency': {
-      const { count, earliest } = liveLeases(io.getLeases(check.key), now);
+      const { count, earliest } = leaseStats(io.getLeases(check.key), now);
       const resetMs = count > 0 ? earliest - now : 0;
       const pass = count < check.limit;
       return { state: { used: count, limit: check.limit, resetMs }, pass, retryAfterMs: pass ? 0 : resetMs };
@@ -150,7 +162,8 @@ export function admitChecks(checks: readonly AdmissionCheck[], now: number, io: 
     if (check.kind === 'window') {
       if (check.cost > 0) appendWindow(io, check.key, check.windowMs, check.cost, now);
     } else if (check.kind === 'concurrency') {
-      const { live } = liveLeases(io.getLeases(check.key), now);
+      const live = io.getLeases(check.key) ?? {};
+      pruneLeases(live, now);
       const id = newLeaseId();
       live[id] = now + check.leaseMs;
       io.setLeases(check.key, live);
@@ -190,9 +203,8 @@ export function releaseLeases(leases: readonly Lease[], now: number, io: Admissi
   for (const l of leases) {
     const cur = io.getLeases(l.key);
     if (!cur || !(l.id in cur)) continue;
-    const { live } = liveLeases(cur, now);
-    delete live[l.id];
-    io.setLeases(l.key, Object.keys(live).length > 0 ? live : undefined);
+    delete cur[l.id];
+    io.setLeases(l.key, pruneLeases(cur, now) ? cur : undefined);
   }
 }
 

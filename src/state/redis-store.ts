@@ -176,6 +176,13 @@ export class RedisStateStore implements StateStore {
     });
   }
 
+  async settle(charges: readonly Charge[], leases: readonly Lease[]): Promise<void> {
+    // Issued together, the client pipelines them into one round trip; leases go back even if charging fails.
+    const [charged, released] = await Promise.allSettled([this.charge(charges), this.release(leases)]);
+    if (released.status === 'rejected') throw released.reason;
+    if (charged.status === 'rejected') throw charged.reason;
+  }
+
   async readCounters(keys: readonly string[]): Promise<number[]> {
     if (keys.length === 0) return [];
     const values = await this.run('read_counters', () => this.client.mget(...keys.map((k) => this.limitKey('counter', k))));

@@ -104,6 +104,9 @@ export interface StateStore {
   charge(charges: readonly Charge[]): Promise<void>;
   /** Gives back concurrency leases taken by admit. */
   release(leases: readonly Lease[]): Promise<void>;
+  /** After an answer: charge() and release() in one call (one transaction on the file backend, one
+   * pipelined round trip on Redis). The leases are given back even when charging fails. */
+  settle(charges: readonly Charge[], leases: readonly Lease[]): Promise<void>;
   /** Current values of period counters (spend); 0 for absent ones. */
   readCounters(keys: readonly string[]): Promise<number[]>;
 
