@@ -3,9 +3,10 @@
 //
 // Representations: a window is a flat array [bucket0, sum0, bucket1, sum1, …] in bucket order, each
 // bucket 1/60 of the window wide (bounded work per call, whatever the traffic); a counter is {v, e}
-// (value, expiry in ms epoch); leases are {leaseId: expiresAt}. The records the io hands out belong to
-// the atomic unit that reads them (memory: the stored object itself; file: a fresh decode), so the
-// writers edit them in place rather than copying per request.
+// (value, expiry in ms epoch); leases are a flat array [leaseId0, expiresAt0, leaseId1, …] (an object
+// keyed by random lease ids made msgpack define a new record structure on nearly every write). The
+// records the io hands out belong to the atomic unit that reads them (memory: the stored array itself;
+// file: a fresh decode), so the writers edit them in place rather than copying per request.
 import { randomBytes } from 'node:crypto';
 import type { AdmissionCheck, AdmissionResult, Charge, CheckState, Lease } from './types.js';
 
@@ -13,7 +14,7 @@ export interface CounterRecord {
   v: number;
   e: number;
 }
-export type LeaseRecord = Record<string, number>;
+export type LeaseRecord = (string | number)[];
 
 /** Storage the logic reads and writes; the caller makes a whole admit one atomic unit. */
 export interface AdmissionIo {
@@ -72,8 +73,8 @@ function leaseStats(leases: LeaseRecord | undefined, now: number): { count: numb
   let count = 0;
   let earliest = Infinity;
   if (leases) {
-    for (const id in leases) {
-      const exp = leases[id]!;
+    for (let i = 1; i < leases.length; i += 2) {
+      const exp = leases[i] as number;
       if (exp > now) {
         count++;
         if (exp < earliest) earliest = exp;
@@ -83,15 +84,28 @@ function leaseStats(leases: LeaseRecord | undefined, now: number): { count: numb
   return { count, earliest };
 }
 
-/** Drops expired leases from a record the caller owns for this atomic unit (edited in place: no copy
- * per request); true when it still holds one. */
-function pruneLeases(leases: LeaseRecord, now: number): boolean {
-  let any = false;
-  for (const id in leases) {
-    if (leases[id]! <= now) delete leases[id];
-    else any = true;
+/** Drops expired leases (and `drop`, when given) from a record the caller owns for this atomic unit,
+ * compacting it in place; returns how many remain. */
+function pruneLeases(leases: LeaseRecord, now: number, drop?: string): number {
+  let w = 0;
+  for (let r = 0; r + 1 < leases.length; r += 2) {
+    const id = leases[r]!;
+    const exp = leases[r + 1] as number;
+    if (exp <= now || id === drop) continue;
+    leases[w++] = id;
+    leases[w++] = exp;
   }
-  return any;
+  leases.length = w;
+  return w / 2;
+}
+
+/** A record of the format before flat arrays ({leaseId: expiresAt}), read from an older file store. */
+export function leaseRecordOf(value: unknown): LeaseRecord | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value)) return value as LeaseRecord;
+  const out: LeaseRecord = [];
+  for (const [id, exp] of Object.entries(value as Record<string, number>)) out.push(id, exp);
+  return out;
 }
 
 interface Evaluated {
@@ -162,10 +176,10 @@ export function admitChecks(checks: readonly AdmissionCheck[], now: number, io: 
     if (check.kind === 'window') {
       if (check.cost > 0) appendWindow(io, check.key, check.windowMs, check.cost, now);
     } else if (check.kind === 'concurrency') {
-      const live = io.getLeases(check.key) ?? {};
+      const live = io.getLeases(check.key) ?? [];
       pruneLeases(live, now);
       const id = newLeaseId();
-      live[id] = now + check.leaseMs;
+      live.push(id, now + check.leaseMs);
       io.setLeases(check.key, live);
       leases.push({ key: check.key, id });
     }
@@ -202,9 +216,8 @@ export function applyCharges(charges: readonly Charge[], now: number, io: Admiss
 export function releaseLeases(leases: readonly Lease[], now: number, io: AdmissionIo): void {
   for (const l of leases) {
     const cur = io.getLeases(l.key);
-    if (!cur || !(l.id in cur)) continue;
-    delete cur[l.id];
-    io.setLeases(l.key, pruneLeases(cur, now) ? cur : undefined);
+    if (!cur || !cur.includes(l.id)) continue;
+    io.setLeases(l.key, pruneLeases(cur, now, l.id) > 0 ? cur : undefined);
   }
 }
 

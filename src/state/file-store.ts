@@ -15,10 +15,10 @@ import {
   applyCharges,
   counterValue,
   inspectChecks,
+  leaseRecordOf,
   releaseLeases,
   type AdmissionIo,
   type CounterRecord,
-  type LeaseRecord,
 } from './admission-logic.js';
 import { documentBytes, namespaceBounds, tooLarge, type StoreOptions } from './options.js';
 import { StateUnavailableError, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type StateStore } from './types.js';
@@ -70,7 +70,7 @@ export class FileStateStore implements StateStore {
       setWindow: (key, entries, expiresAt) => db.putSync('w\0' + key, { x: entries, e: expiresAt }),
       getCounter: (key) => db.get('c\0' + key) as CounterRecord | undefined,
       setCounter: (key, value) => db.putSync('c\0' + key, value),
-      getLeases: (key) => db.get('l\0' + key) as LeaseRecord | undefined,
+      getLeases: (key) => leaseRecordOf(db.get('l\0' + key)),
       setLeases: (key, value) => (value ? db.putSync('l\0' + key, value) : db.removeSync('l\0' + key)),
     };
   }
