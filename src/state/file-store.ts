@@ -59,7 +59,10 @@ export class FileStateStore implements StateStore {
 
   constructor(options: FileStoreOptions) {
     mkdirSync(options.path, { recursive: true });
-    this.db = open({ path: join(options.path, 'state.lmdb'), encoding: 'msgpack', noSync: true, cache: false });
+    // useWritemap with noSync: a commit is writes into the memory map, no write syscalls (admit+settle
+    // at 32 in flight ~62 → ~47 µs CPU in bench/access-overhead.ts terms); a process crash loses
+    // nothing, an OS crash may lose the last moments, as before.
+    this.db = open({ path: join(options.path, 'state.lmdb'), encoding: 'msgpack', noSync: true, useWritemap: true, cache: false });
     this.now = options.now ?? Date.now;
     this.boundOf = namespaceBounds(options);
     this.pollMs = options.pollMs ?? POLL_MS;
