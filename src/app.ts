@@ -2,6 +2,7 @@
 // Never listens (main.ts does), so tests can run it on an ephemeral port.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { AccessService } from './access/access-service.js';
 import type { GatewayConfig } from './config/types.js';
 import { HttpClient } from './drivers/http-client.js';
 import { GatewayError } from './errors.js';
@@ -14,6 +15,7 @@ import { registerModelRoutes } from './http/routes/model-routes.js';
 import { registerOpsRoutes } from './http/routes/ops-routes.js';
 import { registerStoredResponseRoutes } from './http/routes/stored-response-routes.js';
 import { registerTokenCountRoutes } from './http/routes/token-count-routes.js';
+import { registerUsageRoutes } from './http/routes/usage-routes.js';
 import { createLogger } from './observability/logger.js';
 import { Observability } from './observability/observer.js';
 import { ResponseStore } from './responses-store/response-store.js';
@@ -43,6 +45,9 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   const obs = new Observability({ metricsEnabled: config.metrics.enabled, logger });
   health.onStateChange = (deployment, state) => obs.recordCircuitState(deployment, state);
   const stateStore = createStateStore(config);
+  // The access service reads ctx.config on every call, so a reload's keys, limits and prices apply
+  // to the next request without rebuilding it.
+  const access = new AccessService(stateStore, { config: () => ctx.config });
   const ctx: AppContext = {
     config,
     table: new ModelTable(config, health),
@@ -51,6 +56,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     obs,
     store: new ResponseStore(config.responsesStore.maxEntries, config.responsesStore.ttlMs),
     stateStore,
+    access,
     responses: new ResponsesRepository(stateStore, { ttlMs: config.responsesStore.ttlMs, maxBytes: config.responsesStore.maxBytes }),
     logger,
     secrets: collectSecrets(config),
@@ -59,6 +65,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   obs.setSecrets(ctx.secrets);
   obs.setModelLabels(config.models.map((m) => m.name));
   obs.setProviderLabels([...config.providers.keys()]);
+  setAccessLabels(obs, config);
   obs.seedCircuitStates(configuredDeployments(config));
 
   const app = Fastify({
@@ -83,6 +90,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   registerModelRoutes(app, ctx);
   registerOpsRoutes(app, ctx, () => ready);
   registerStoredResponseRoutes(app, ctx);
+  registerUsageRoutes(app, ctx);
   app.addHook('onClose', async () => {
     await ctx.http.close();
     await ctx.stateStore.close();
@@ -102,6 +110,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
       obs.setSecrets(secrets);
       obs.setModelLabels(next.models.map((m) => m.name));
       obs.setProviderLabels([...next.providers.keys()]);
+      setAccessLabels(obs, next);
       obs.seedCircuitStates(configuredDeployments(next));
       ctx.http.retain(next.providers.values());
     },
@@ -109,6 +118,18 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
       ready = value;
     },
   };
+}
+
+/** Key and team names bound the key/team labels; configured budgets feed the budget gauge. */
+function setAccessLabels(obs: Observability, config: GatewayConfig): void {
+  const budgets: { scope: 'key' | 'team'; owner: string; usd: number }[] = [];
+  for (const k of config.authKeys) if (k.budget !== undefined) budgets.push({ scope: 'key', owner: k.name, usd: k.budget.usd });
+  for (const t of config.auth.teams.values()) if (t.budget !== undefined) budgets.push({ scope: 'team', owner: t.name, usd: t.budget.usd });
+  obs.setAccess(
+    config.authKeys.map((k) => k.name),
+    [...config.auth.teams.keys(), ...config.authKeys.flatMap((k) => (k.team === undefined ? [] : [k.team]))],
+    budgets,
+  );
 }
 
 function collectSecrets(config: GatewayConfig): string[] {

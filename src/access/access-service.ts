@@ -5,9 +5,9 @@
 // and what the usage endpoints show: usageView(caller) for the calling key, adminView() for admins.
 // Backend failures (StateUnavailableError) propagate: the caller decides how a missing store answers.
 import type { GatewayConfig } from '../config/types.js';
-import { GatewayError } from '../errors.js';
+import type { GatewayError } from '../errors.js';
 import type { Usage } from '../ir/types.js';
-import type { CheckState, Lease, StateStore } from '../state/types.js';
+import type { Charge, CheckState, Lease, StateStore } from '../state/types.js';
 import {
   MICROS,
   addScope,
@@ -22,7 +22,7 @@ import {
 import { periodWindow } from './budget-period.js';
 import type { Caller } from './caller.js';
 import { keyIndexFor } from './key-index.js';
-import { mayUse } from './model-access.js';
+import { modelAccessError } from './model-access.js';
 import { costMicros, priceFor } from './price-table.js';
 import { rateLimitHeaders, rfc3339, type Door } from './rate-limit-headers.js';
 import { refusalError } from './refusal.js';
@@ -37,9 +37,16 @@ export interface AccessServiceOptions {
   leaseMs?: number;
 }
 
+/** A budget's spend as admission saw it (before this request): what the budget gauges export. */
+export interface BudgetSeen {
+  scope: Scope;
+  owner: string;
+  usedUsd: number;
+}
+
 export type Admission =
-  | { ok: true; headers: Record<string, string>; leases: Lease[] }
-  | { ok: false; error: GatewayError; headers: Record<string, string> };
+  | { ok: true; headers: Record<string, string>; leases: Lease[]; budgets: readonly BudgetSeen[] }
+  | { ok: false; error: GatewayError; headers: Record<string, string>; budgets: readonly BudgetSeen[] };
 
 export interface Settled {
   costMicros: number;
@@ -82,6 +89,8 @@ export interface AdminView {
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const NO_LEASES: Lease[] = Object.freeze([]) as unknown as Lease[];
+const NO_BUDGETS: readonly BudgetSeen[] = Object.freeze([]);
+const UNPRICED: Settled = Object.freeze({ costMicros: 0, priced: false });
 const DEFAULT_LEASE_MS = 30 * 60_000;
 
 export class AccessService {
@@ -100,28 +109,33 @@ export class AccessService {
 
   /** Model access, then limits and budgets in one atomic admission. A caller without limits costs no state call. */
   async admit(caller: Caller, modelAlias: string, door: Door): Promise<Admission> {
-    if (caller.admin) {
-      return { ok: false, error: new GatewayError('permission', 'admin keys manage the gateway and cannot call models; use a key from auth.keys'), headers: NO_HEADERS };
-    }
-    if (!mayUse(caller, modelAlias)) {
-      // As the vendors answer a model you may not use: not found, naming the model.
-      const error = new GatewayError('not_found', `model "${modelAlias}" is not available to this API key`, { param: 'model', code: 'model_not_found' });
-      return { ok: false, error, headers: NO_HEADERS };
-    }
+    const refused = modelAccessError(caller, modelAlias);
+    if (refused !== undefined) return { ok: false, error: refused, headers: NO_HEADERS, budgets: NO_BUDGETS };
     const now = this.now();
     const plan = admissionPlan(caller, now, this.leaseMs);
-    if (plan.checks.length === 0) return { ok: true, headers: NO_HEADERS, leases: NO_LEASES };
+    if (plan.checks.length === 0) return { ok: true, headers: NO_HEADERS, leases: NO_LEASES, budgets: NO_BUDGETS };
     const result = await this.store.admit(plan.checks);
     const headers = rateLimitHeaders(door, plan.meta, result.states, now, result.ok);
-    if (result.ok) return { ok: true, headers, leases: result.leases };
+    const budgets = budgetsSeen(plan.meta, result.states);
+    if (result.ok) return { ok: true, headers, leases: result.leases, budgets };
     const error = refusalError(plan.meta[result.failed]!, result.states[result.failed], result.retryAfterMs);
-    return { ok: false, error, headers };
+    return { ok: false, error, headers, budgets };
+  }
+
+  /** The cost of an answer from its usage and the upstream that gave it (price lookup only, no I/O). */
+  costOf(modelAlias: string, upstream: { provider: string; model: string } | undefined, usage: Usage | undefined): Settled {
+    if (usage === undefined || upstream === undefined) return UNPRICED;
+    const config = this.config();
+    const model = config.models.find((m) => m.name === modelAlias);
+    const price = priceFor(model, config.providers.get(upstream.provider), upstream.model);
+    return price === undefined ? UNPRICED : { costMicros: costMicros(usage, price), priced: true };
   }
 
   /**
    * After the answer (or its failure: usage undefined): tokens into the tpm windows, cost into the
    * key's, team's and model's spend, and the concurrency leases back. Leases are released even when
-   * charging fails.
+   * charging fails. `cost`: the answer's cost when the caller already computed it (costOf). The
+   * anonymous caller of an open gateway has nothing to charge: no state call at all.
    */
   async settle(
     caller: Caller,
@@ -129,20 +143,22 @@ export class AccessService {
     upstream: { provider: string; model: string } | undefined,
     usage: Usage | undefined,
     leases: readonly Lease[],
+    cost?: Settled,
   ): Promise<Settled> {
-    let settled: Settled = { costMicros: 0, priced: false };
+    let settled: Settled = UNPRICED;
+    let charges: Charge[] | undefined;
     try {
       if (usage !== undefined && upstream !== undefined) {
-        const config = this.config();
-        const model = config.models.find((m) => m.name === modelAlias);
-        const price = priceFor(model, config.providers.get(upstream.provider), upstream.model);
-        settled = { costMicros: price === undefined ? 0 : costMicros(usage, price), priced: price !== undefined };
-        const charges = settlementCharges(caller, { tokens: usage.inputTokens + usage.outputTokens, costMicros: settled.costMicros, modelAlias }, this.now());
-        if (charges.length > 0) await this.store.charge(charges);
+        settled = cost ?? this.costOf(modelAlias, upstream, usage);
+        if (!caller.anonymous) charges = settlementCharges(caller, { tokens: usage.inputTokens + usage.outputTokens, costMicros: settled.costMicros, modelAlias }, this.now());
       }
-    } finally {
+    } catch (err) {
       if (leases.length > 0) await this.store.release(leases);
+      throw err;
     }
+    if ((charges === undefined || charges.length === 0) && leases.length === 0) return settled;
+    // One backend call for both (one transaction on the file store, one round trip on Redis).
+    await this.store.settle(charges ?? [], leases);
     return settled;
   }
 
@@ -202,6 +218,17 @@ export class AccessService {
     const models = config.models.map((m) => ({ model: m.name, period: month.suffix, usd: (counters[ci++] ?? 0) / MICROS }));
     return { keys, teams: teamViews, models };
   }
+}
+
+function budgetsSeen(meta: readonly CheckMeta[], states: readonly CheckState[]): readonly BudgetSeen[] {
+  let out: BudgetSeen[] | undefined;
+  for (let i = 0; i < meta.length; i++) {
+    const m = meta[i]!;
+    const s = states[i];
+    if (m.limit !== 'budget' || s === undefined) continue;
+    (out ??= []).push({ scope: m.scope, owner: m.owner, usedUsd: s.used / MICROS });
+  }
+  return out ?? NO_BUDGETS;
 }
 
 interface SpendEntry {

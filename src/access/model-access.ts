@@ -1,6 +1,7 @@
 // Model allow-lists: exact aliases and glob patterns (`claude-*`), compiled once per config. A caller
 // may use a model when both its key's list and its team's list (each: absent = all) admit it.
 import { globToRegExp } from '../config/load-config.js';
+import { GatewayError } from '../errors.js';
 import type { Caller, ModelMatcher } from './caller.js';
 
 export type { ModelMatcher } from './caller.js';
@@ -31,4 +32,15 @@ export function mayUse(caller: Caller, model: string): boolean {
 /** The aliases of a model list (`/v1/models`) this caller may use, in their order. */
 export function visibleModels<T extends string>(caller: Caller, aliases: readonly T[]): T[] {
   return aliases.filter((a) => mayUse(caller, a));
+}
+
+/**
+ * Why the caller may not call `model`, as the error its door answers (undefined when it may): admin
+ * keys are refused outright; a model outside the allow-lists is not found, naming it, as the vendors
+ * answer a model you may not use.
+ */
+export function modelAccessError(caller: Caller, model: string): GatewayError | undefined {
+  if (caller.admin) return new GatewayError('permission', 'admin keys manage the gateway and cannot call models; use a key from auth.keys');
+  if (mayUse(caller, model)) return undefined;
+  return new GatewayError('not_found', `model "${model}" is not available to this API key`, { param: 'model', code: 'model_not_found' });
 }

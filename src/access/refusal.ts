@@ -32,6 +32,8 @@ export function refusalError(meta: CheckMeta, state: CheckState | undefined, ret
   });
 }
 
+/** Cents for ordinary amounts; below a cent, enough digits that a tiny budget does not read "$0.00". */
 function usd(micros: number): string {
-  return (micros / MICROS).toFixed(2);
+  if (micros >= 10_000 || micros === 0) return (micros / MICROS).toFixed(2);
+  return (micros / MICROS).toFixed(6).replace(/0+$/, '');
 }

@@ -1,5 +1,6 @@
 // What every route handler shares: the resolved config and the long-lived collaborators.
 import type { Logger } from 'pino';
+import type { AccessService } from '../access/access-service.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { HttpClient } from '../drivers/http-client.js';
 import type { Observability } from '../observability/observer.js';
@@ -19,6 +20,8 @@ export interface AppContext {
   store: ResponseStore;
   /** The shared state backend (state.backend); closed with the app. */
   stateStore: StateStore;
+  /** Keys' model access, limits, budgets and spend on stateStore (reads ctx.config live). */
+  access: AccessService;
   /** Stored Responses on stateStore: GET/DELETE /v1/responses/{id}, input_items, continuations. */
   responses: ResponsesRepository;
   logger: Logger;

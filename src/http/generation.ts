@@ -3,6 +3,7 @@
 // retries and fallbacks once a byte has gone to the caller.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../access/caller.js';
+import type { Lease } from '../state/types.js';
 import type { InboundCodec } from '../codecs/types.js';
 import type { IrRequest, Warning } from '../ir/types.js';
 import type { RequestRecord } from '../observability/request-record.js';
@@ -48,6 +49,10 @@ export class Generation {
   readonly clientGone: AbortController;
   /** The deployment of the attempt in progress (set by the entry point around each attempt). */
   attemptTarget: RouteTarget | undefined;
+  /** The key's rate-limit headers from admission (request-seams.ts): on every answer; empty without limits. */
+  accessHeaders: Record<string, string> | undefined = undefined;
+  /** Concurrency leases taken at admission, given back by accounting. */
+  leases: readonly Lease[] = NO_LEASES;
   private isCommitted = false;
 
   constructor(init: GenerationInit, responseId: string) {
@@ -94,9 +99,12 @@ export class Generation {
       'x-switchyard-attempts': String(this.rec.attempts),
     };
     if (this.warnings.length) h['x-switchyard-warnings'] = warningsHeader(this.warnings);
+    if (this.accessHeaders !== undefined) Object.assign(h, this.accessHeaders);
     return h;
   }
 }
+
+const NO_LEASES: readonly Lease[] = Object.freeze([]);
 
 function warningsHeader(warnings: Warning[]): string {
   const fields = [...new Set(warnings.map((w) => w.field))].join(',');

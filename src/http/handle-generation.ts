@@ -17,7 +17,7 @@ import { runPassthroughLane } from './lanes/passthrough-lane.js';
 import { runTranslationLane } from './lanes/translation-lane.js';
 import { resolvePreviousResponse } from './previous-response.js';
 import { requestIdFor, sendError } from './reply-helpers.js';
-import { accountGeneration, admitGeneration } from './request-seams.js';
+import { accountGeneration, admitGeneration, priceGeneration } from './request-seams.js';
 import { identifyCaller, runPreamble } from './route-preamble.js';
 
 export async function handleGeneration(ctx: AppContext, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -34,6 +34,8 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
   let gen: Generation | undefined;
   try {
     const caller = identifyCaller(ctx, request);
+    rec.keyName = caller.name;
+    rec.teamName = caller.team ?? '';
     // Responses `item_reference` inputs become the caller's stored items before decoding.
     const body = await expandItemReferences(codec.protocol, request.body as Record<string, unknown>, (m) => ctx.table.resolve(m), ctx.store, caller.name);
     const pre = runPreamble(
@@ -62,6 +64,8 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
     const gerr = toGatewayError(err);
     rec.errorKind = gerr.kind;
     if (!reply.sent && !reply.raw.headersSent) {
+      // A limited key's rate-limit headers go on its refusals and failures too.
+      if (gen?.accessHeaders !== undefined) reply.headers(gen.accessHeaders);
       rec.status = sendError(reply, codec, gerr, requestId);
     }
     if (!(err instanceof GatewayError)) {
@@ -69,6 +73,7 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
     }
   } finally {
     rec.tEnd = performance.now();
+    if (gen) priceGeneration(gen);
     ctx.obs.requestFinished(rec);
   }
   if (gen) {

@@ -1,21 +1,63 @@
-// Two seams in the life of a generation request, empty today, for the features that need them
-// (per-key limits and budgets on the shared state store). Both are awaited by handle-generation.ts.
+// Two seams in the life of a generation request, awaited by handle-generation.ts: admission (model
+// access, rate limits, concurrency, budgets: access/access-service.ts over the shared state store)
+// and accounting (tokens and cost charged, concurrency leases given back).
+import { GatewayError } from '../errors.js';
+import { StateUnavailableError } from '../state/types.js';
 import type { Generation } from './generation.js';
 
 /**
  * Admission: runs after the caller is known and the plan resolved, before any upstream attempt.
- * Refuse by throwing a GatewayError (e.g. 'rate_limit' with retryAfter, or 'billing'): it is answered
- * in the caller's envelope like any other error, and nothing is sent upstream.
+ * A refusal is thrown as its GatewayError (answered in the caller's envelope, nothing sent upstream);
+ * the key's rate-limit headers are kept on the generation either way, so the refusal and every later
+ * answer carry them. A caller without limits costs no state call and no header work.
  */
-export async function admitGeneration(_gen: Generation): Promise<void> {
-  // Nothing to check yet: every authenticated caller is admitted.
+export async function admitGeneration(gen: Generation): Promise<void> {
+  const { ctx, caller } = gen;
+  let admission;
+  try {
+    admission = await ctx.access.admit(caller, gen.ir.model, gen.codec.protocol);
+  } catch (err) {
+    if (err instanceof StateUnavailableError) {
+      // Admitting without the store would let a key past its limits; refusing says why.
+      ctx.logger.warn({ requestId: gen.requestId, op: err.op, err: ctx.obs.safeError(err) }, 'admission: state store unavailable');
+      throw new GatewayError('unavailable', 'state store unavailable', { cause: err });
+    }
+    throw err;
+  }
+  for (const b of admission.budgets) ctx.obs.recordBudgetSpend(b.scope, b.owner, b.usedUsd);
+  if (admission.headers !== undefined && hasAny(admission.headers)) gen.accessHeaders = admission.headers;
+  if (!admission.ok) throw admission.error;
+  gen.leases = admission.leases;
+}
+
+/**
+ * The answer's cost, synchronously, before the request's log line and metrics are written (they
+ * carry it). Price lookup only; the state work is accountGeneration's.
+ */
+export function priceGeneration(gen: Generation): void {
+  const rec = gen.rec;
+  if (rec.usage === undefined || rec.upstreamModel === '') return;
+  const cost = gen.ctx.access.costOf(gen.plan.label, { provider: rec.provider, model: rec.upstreamModel }, rec.usage);
+  rec.costMicros = cost.priced ? cost.costMicros : -1;
 }
 
 /**
  * Accounting: runs once the request has finished — after the caller's last byte, with `gen.rec`
- * complete (usage, status, error kind, attempts) — whether it succeeded or failed. It must not throw:
+ * complete (usage, status, error kind, attempts) — whether it succeeded, failed or the caller left.
+ * Leases are always given back (settle releases them even when charging fails). It must not throw:
  * the answer is already gone; failures are the implementation's to log.
  */
-export async function accountGeneration(_gen: Generation): Promise<void> {
-  // Nothing to record yet beyond the metrics and the log line (observability/observer.ts).
+export async function accountGeneration(gen: Generation): Promise<void> {
+  const rec = gen.rec;
+  const usage = rec.usage;
+  const upstream = usage === undefined || rec.upstreamModel === '' ? undefined : { provider: rec.provider, model: rec.upstreamModel };
+  // Nothing to charge and nothing to give back: no state call (the open gateway's anonymous caller).
+  if (gen.leases.length === 0 && (upstream === undefined || gen.caller.anonymous)) return;
+  const cost = rec.costMicros >= 0 ? { costMicros: rec.costMicros, priced: true } : { costMicros: 0, priced: false };
+  await gen.ctx.access.settle(gen.caller, gen.plan.label, upstream, usage, gen.leases, cost);
+}
+
+function hasAny(o: Record<string, string>): boolean {
+  for (const _ in o) return true;
+  return false;
 }

@@ -6,6 +6,7 @@ import { GatewayError } from '../errors.js';
 import type { IrRequest, Warning } from '../ir/types.js';
 import type { RoutePlan } from '../router/model-table.js';
 import type { Caller } from '../access/caller.js';
+import { modelAccessError } from '../access/model-access.js';
 import { identify } from './auth.js';
 import type { AppContext } from './context.js';
 
@@ -31,6 +32,12 @@ export function resolveModel(ctx: AppContext, model: string): RoutePlan {
     throw new GatewayError('not_found', `model "${model}" is not configured on this gateway`, { param: 'model', code: 'model_not_found' });
   }
   return plan;
+}
+
+/** The same model rule as admission (access/model-access.ts), thrown: for routes without admission. */
+export function assertMayUse(caller: Caller, model: string): void {
+  const refused = modelAccessError(caller, model);
+  if (refused !== undefined) throw refused;
 }
 
 /** Authenticate, decode (with the given decoder of the door's codec), resolve the model. `onDecoded`

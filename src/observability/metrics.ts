@@ -302,6 +302,42 @@ export function createMetrics(options: MetricsOptions = {}) {
     registers,
   });
 
+  // Keys, teams, spend and budgets (issue 12) ---------------------------------------------------
+  const cost = new Counter({
+    name: n('cost_usd_total'),
+    help: 'Cost of answers in USD from the price table (usage x price of the upstream model), by calling key, its team ("none") and configured model.',
+    labelNames: ['key', 'team', 'model'] as const,
+    registers,
+  });
+  const keyRequests = new Counter({
+    name: n('key_requests_total'),
+    help: 'Generation requests by calling key, its team ("none") and HTTP status class (refusals by limits are 4xx).',
+    labelNames: ['key', 'team', 'status_class'] as const,
+    registers,
+  });
+  const keyTokens = new Counter({
+    name: n('key_tokens_total'),
+    help: 'Tokens reported by upstreams, by calling key, its team ("none") and kind (input, output).',
+    labelNames: ['key', 'team', 'kind'] as const,
+    registers,
+  });
+  const budget = new Gauge({
+    name: n('budget_usd'),
+    help: 'Configured budget of a key or team in USD for its current period (scope: key | team).',
+    labelNames: ['scope', 'owner'] as const,
+    registers,
+    // Every worker and instance holds the same configured value: never sum it.
+    aggregator: 'max',
+  });
+  const budgetSpent = new Gauge({
+    name: n('budget_spent_usd'),
+    help: 'Spend of a key or team in its current budget period, as last read from the shared state store at admission.',
+    labelNames: ['scope', 'owner'] as const,
+    registers,
+    // The state store holds one shared counter; each process saw it at some moment: the latest is the largest.
+    aggregator: 'max',
+  });
+
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX });
 
   return {
@@ -327,5 +363,10 @@ export function createMetrics(options: MetricsOptions = {}) {
     translationWarnings,
     circuitState,
     circuitTransitions,
+    cost,
+    keyRequests,
+    keyTokens,
+    budget,
+    budgetSpent,
   };
 }

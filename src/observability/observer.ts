@@ -31,6 +31,8 @@ export const MAX_MODEL_LABELS = 200;
 export const MAX_PROVIDER_LABELS = 100;
 export const MAX_UPSTREAM_MODEL_LABELS = 500;
 export const MAX_WARNING_FIELDS = 64;
+export const MAX_KEY_LABELS = 500;
+export const MAX_TEAM_LABELS = 100;
 /** Warnings listed in one log line (the count is always logged). */
 const MAX_LOGGED_WARNINGS = 20;
 const MAX_LOGGED_MODEL_LENGTH = 256;
@@ -48,6 +50,11 @@ export class Observability {
   /** Upstream model names of deployments (circuit state): wildcard routes make these caller-chosen. */
   private readonly deploymentModels = new BoundedLabel(MAX_UPSTREAM_MODEL_LABELS, ['other']);
   private readonly warningFields = new WarningFieldLabel(MAX_WARNING_FIELDS);
+  /** Configured key and team names (auth.keys, auth.teams); anything else is "other". */
+  private readonly keys = new BoundedLabel(MAX_KEY_LABELS, ['anonymous', 'other']);
+  private readonly teams = new BoundedLabel(MAX_TEAM_LABELS, ['none', 'other']);
+  /** Key labels allowed before setAccessLabels ran: none (a first-come label would be unbounded). */
+  private accessLabelsSet = false;
   /** Circuit-state series already set (seedCircuitStates never overwrites a real state). */
   private readonly seeded = new Set<string>();
   private mask: (text: string) => string;
@@ -77,6 +84,33 @@ export class Observability {
   /** Provider label values = the configured provider names; others → "other". */
   setProviderLabels(names: Iterable<string>): void {
     this.providers.allow(names);
+  }
+
+  /**
+   * Key and team label values = the configured names; the budget gauges = the configured budgets
+   * (call again on reload: budgets that left the config leave the gauge).
+   */
+  setAccess(keys: Iterable<string>, teams: Iterable<string>, budgets: Iterable<{ scope: 'key' | 'team'; owner: string; usd: number }>): void {
+    this.keys.allow(keys);
+    this.teams.allow(teams);
+    this.accessLabelsSet = true;
+    if (!this.m) return;
+    this.m.budget.reset();
+    for (const b of budgets) this.m.budget.labels(b.scope, this.ownerLabel(b.scope, b.owner)).set(b.usd);
+  }
+
+  /** A budget's period spend as admission read it from the state store. */
+  recordBudgetSpend(scope: 'key' | 'team', owner: string, usd: number): void {
+    if (!this.m) return;
+    this.m.budgetSpent.labels(scope, this.ownerLabel(scope, owner)).set(usd);
+  }
+
+  private ownerLabel(scope: 'key' | 'team', owner: string): string {
+    return scope === 'key' ? this.keyLabel(owner) : this.teams.value(owner);
+  }
+
+  private keyLabel(name: string): string {
+    return this.accessLabelsSet ? this.keys.value(name) : 'other';
   }
 
   /** Replace the secrets masked out of logged text (call again on reload). */
@@ -162,6 +196,16 @@ export class Observability {
       if (u.cacheWriteTokens > 0) m.tokens.labels(model, provider, 'cache_write').inc(u.cacheWriteTokens);
       if (u.reasoningTokens > 0) m.tokens.labels(model, provider, 'reasoning').inc(u.reasoningTokens);
     }
+    if (rec.keyName !== '') {
+      const key = this.keyLabel(rec.keyName);
+      const team = rec.teamName === '' ? 'none' : this.teams.value(rec.teamName);
+      m.keyRequests.labels(key, team, statusClassLabel(rec.status)).inc();
+      if (u) {
+        if (u.inputTokens > 0) m.keyTokens.labels(key, team, 'input').inc(u.inputTokens);
+        if (u.outputTokens > 0) m.keyTokens.labels(key, team, 'output').inc(u.outputTokens);
+      }
+      if (rec.costMicros >= 0) m.cost.labels(key, team, model).inc(rec.costMicros / 1_000_000);
+    }
     if (rec.retries > 0) m.retries.labels(model).inc(rec.retries);
     if (rec.upstreamAborted) m.upstreamAborts.labels(provider).inc();
     for (const w of rec.warnings) {
@@ -196,6 +240,9 @@ export class Observability {
           ? { input: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadTokens, cacheWrite: u.cacheWriteTokens, reasoning: u.reasoningTokens }
           : undefined,
         finishReason: rec.finishReason,
+        key: rec.keyName === '' ? undefined : rec.keyName,
+        team: rec.teamName === '' ? undefined : rec.teamName,
+        cost_usd: rec.costMicros >= 0 ? rec.costMicros / 1_000_000 : undefined,
         warningCount: warnings.length,
         warnings: warnings.length
           ? warnings.slice(0, MAX_LOGGED_WARNINGS).map((w) => ({ field: w.field, message: this.mask(w.message) }))

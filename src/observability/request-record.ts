@@ -45,6 +45,11 @@ export class RequestRecord {
   usage: Usage | undefined = undefined;
   finishReason: string | undefined = undefined;
   warnings: Warning[] = [];
+  /** The calling key's and team's configured names ('' before authentication / without a team). */
+  keyName = '';
+  teamName = '';
+  /** The answer's cost in micro-USD; -1 when unknown (no usage, or no price for the upstream model). */
+  costMicros = -1;
   clientAborted = false;
   upstreamAborted = false;
   /** Last time an event was written to the caller, for the inter-event gap histogram. */

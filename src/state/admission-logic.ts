@@ -3,7 +3,10 @@
 //
 // Representations: a window is a flat array [bucket0, sum0, bucket1, sum1, …] in bucket order, each
 // bucket 1/60 of the window wide (bounded work per call, whatever the traffic); a counter is {v, e}
-// (value, expiry in ms epoch); leases are {leaseId: expiresAt}.
+// (value, expiry in ms epoch); leases are a flat array [leaseId0, expiresAt0, leaseId1, …] (an object
+// keyed by random lease ids made msgpack define a new record structure on nearly every write). The
+// records the io hands out belong to the atomic unit that reads them (memory: the stored array itself;
+// file: a fresh decode), so the writers edit them in place rather than copying per request.
 import { randomBytes } from 'node:crypto';
 import type { AdmissionCheck, AdmissionResult, Charge, CheckState, Lease } from './types.js';
 
@@ -11,7 +14,7 @@ export interface CounterRecord {
   v: number;
   e: number;
 }
-export type LeaseRecord = Record<string, number>;
+export type LeaseRecord = (string | number)[];
 
 /** Storage the logic reads and writes; the caller makes a whole admit one atomic unit. */
 export interface AdmissionIo {
@@ -65,21 +68,44 @@ function windowRetry(entries: number[], used: number, limit: number, cost: numbe
   return 0;
 }
 
-function liveLeases(leases: LeaseRecord | undefined, now: number): { live: LeaseRecord; count: number; earliest: number } {
-  const live: LeaseRecord = {};
+/** Live leases and the earliest expiry, without copying (admission's hot path: one call per check). */
+function leaseStats(leases: LeaseRecord | undefined, now: number): { count: number; earliest: number } {
   let count = 0;
   let earliest = Infinity;
   if (leases) {
-    for (const id in leases) {
-      const exp = leases[id]!;
+    for (let i = 1; i < leases.length; i += 2) {
+      const exp = leases[i] as number;
       if (exp > now) {
-        live[id] = exp;
         count++;
         if (exp < earliest) earliest = exp;
       }
     }
   }
-  return { live, count, earliest };
+  return { count, earliest };
+}
+
+/** Drops expired leases (and `drop`, when given) from a record the caller owns for this atomic unit,
+ * compacting it in place; returns how many remain. */
+function pruneLeases(leases: LeaseRecord, now: number, drop?: string): number {
+  let w = 0;
+  for (let r = 0; r + 1 < leases.length; r += 2) {
+    const id = leases[r]!;
+    const exp = leases[r + 1] as number;
+    if (exp <= now || id === drop) continue;
+    leases[w++] = id;
+    leases[w++] = exp;
+  }
+  leases.length = w;
+  return w / 2;
+}
+
+/** A record of the format before flat arrays ({leaseId: expiresAt}), read from an older file store. */
+export function leaseRecordOf(value: unknown): LeaseRecord | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value)) return value as LeaseRecord;
+  const out: LeaseRecord = [];
+  for (const [id, exp] of Object.entries(value as Record<string, number>)) out.push(id, exp);
+  return out;
 }
 
 interface Evaluated {
@@ -110,7 +136,7 @@ function evaluate(check: AdmissionCheck, now: number, io: AdmissionIo): Evaluate
       return { state: { used, limit: check.limit, resetMs }, pass, retryAfterMs: pass ? 0 : resetMs };
     }
     case 'concurrency': {
-      const { count, earliest } = liveLeases(io.getLeases(check.key), now);
+      const { count, earliest } = leaseStats(io.getLeases(check.key), now);
       const resetMs = count > 0 ? earliest - now : 0;
       const pass = count < check.limit;
       return { state: { used: count, limit: check.limit, resetMs }, pass, retryAfterMs: pass ? 0 : resetMs };
@@ -150,9 +176,10 @@ export function admitChecks(checks: readonly AdmissionCheck[], now: number, io: 
     if (check.kind === 'window') {
       if (check.cost > 0) appendWindow(io, check.key, check.windowMs, check.cost, now);
     } else if (check.kind === 'concurrency') {
-      const { live } = liveLeases(io.getLeases(check.key), now);
+      const live = io.getLeases(check.key) ?? [];
+      pruneLeases(live, now);
       const id = newLeaseId();
-      live[id] = now + check.leaseMs;
+      live.push(id, now + check.leaseMs);
       io.setLeases(check.key, live);
       leases.push({ key: check.key, id });
     }
@@ -189,10 +216,8 @@ export function applyCharges(charges: readonly Charge[], now: number, io: Admiss
 export function releaseLeases(leases: readonly Lease[], now: number, io: AdmissionIo): void {
   for (const l of leases) {
     const cur = io.getLeases(l.key);
-    if (!cur || !(l.id in cur)) continue;
-    const { live } = liveLeases(cur, now);
-    delete live[l.id];
-    io.setLeases(l.key, Object.keys(live).length > 0 ? live : undefined);
+    if (!cur || !cur.includes(l.id)) continue;
+    io.setLeases(l.key, pruneLeases(cur, now, l.id) > 0 ? cur : undefined);
   }
 }
 

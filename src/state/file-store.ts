@@ -15,10 +15,10 @@ import {
   applyCharges,
   counterValue,
   inspectChecks,
+  leaseRecordOf,
   releaseLeases,
   type AdmissionIo,
   type CounterRecord,
-  type LeaseRecord,
 } from './admission-logic.js';
 import { documentBytes, namespaceBounds, tooLarge, type StoreOptions } from './options.js';
 import { StateUnavailableError, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type StateStore } from './types.js';
@@ -59,7 +59,10 @@ export class FileStateStore implements StateStore {
 
   constructor(options: FileStoreOptions) {
     mkdirSync(options.path, { recursive: true });
-    this.db = open({ path: join(options.path, 'state.lmdb'), encoding: 'msgpack', noSync: true, cache: false });
+    // useWritemap with noSync: a commit is writes into the memory map, no write syscalls (admit+settle
+    // at 32 in flight ~62 → ~47 µs CPU in bench/access-overhead.ts terms); a process crash loses
+    // nothing, an OS crash may lose the last moments, as before.
+    this.db = open({ path: join(options.path, 'state.lmdb'), encoding: 'msgpack', noSync: true, useWritemap: true, cache: false });
     this.now = options.now ?? Date.now;
     this.boundOf = namespaceBounds(options);
     this.pollMs = options.pollMs ?? POLL_MS;
@@ -70,7 +73,7 @@ export class FileStateStore implements StateStore {
       setWindow: (key, entries, expiresAt) => db.putSync('w\0' + key, { x: entries, e: expiresAt }),
       getCounter: (key) => db.get('c\0' + key) as CounterRecord | undefined,
       setCounter: (key, value) => db.putSync('c\0' + key, value),
-      getLeases: (key) => db.get('l\0' + key) as LeaseRecord | undefined,
+      getLeases: (key) => leaseRecordOf(db.get('l\0' + key)),
       setLeases: (key, value) => (value ? db.putSync('l\0' + key, value) : db.removeSync('l\0' + key)),
     };
   }
@@ -171,6 +174,19 @@ export class FileStateStore implements StateStore {
 
   async release(leases: readonly Lease[]): Promise<void> {
     this.run('release', () => this.db.transactionSync(() => releaseLeases(leases, this.now(), this.io)));
+  }
+
+  async settle(charges: readonly Charge[], leases: readonly Lease[]): Promise<void> {
+    // One write transaction instead of two: each costs tens of µs (measured with bench/access-overhead.ts).
+    // Both commit or neither: a disk failure fails both, and the leases then expire by themselves.
+    // Reported as 'charge' to onError, keeping the documented set of ops.
+    this.run('charge', () =>
+      this.db.transactionSync(() => {
+        const now = this.now();
+        releaseLeases(leases, now, this.io);
+        applyCharges(charges, now, this.io);
+      }),
+    );
   }
 
   async readCounters(keys: readonly string[]): Promise<number[]> {

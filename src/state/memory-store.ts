@@ -108,6 +108,12 @@ export class MemoryStateStore implements StateStore {
     releaseLeases(leases, this.now(), this.io);
   }
 
+  async settle(charges: readonly Charge[], leases: readonly Lease[]): Promise<void> {
+    const now = this.now();
+    releaseLeases(leases, now, this.io);
+    applyCharges(charges, now, this.io);
+  }
+
   async readCounters(keys: readonly string[]): Promise<number[]> {
     const now = this.now();
     return keys.map((k) => counterValue(this.counters.get(k), now));

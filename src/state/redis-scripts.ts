@@ -159,7 +159,10 @@ ${WINDOW_HELPERS}
 local charges = cjson.decode(ARGV[1])
 for i, c in ipairs(charges) do
   local key = KEYS[i]
-  if c.k == 'w' then
+  if c.k == 'r' then
+    -- A concurrency lease given back (settle sends these first, so they happen whatever follows).
+    redis.call('ZREM', key, c.id)
+  elseif c.k == 'w' then
     if c.a ~= 0 then
       window_entries(key, c.w, c.b)
       window_add(key, c.w, c.b, c.a)

@@ -159,10 +159,19 @@ export class RedisStateStore implements StateStore {
 
   async charge(charges: readonly Charge[]): Promise<void> {
     if (charges.length === 0) return;
-    const keys = charges.map((c) => this.limitKey(c.kind, c.key));
-    // Counter amounts travel as strings so INCRBYFLOAT sees the caller's decimal, not a re-printed double.
-    const json = JSON.stringify(charges.map((c) => (c.kind === 'window' ? { k: 'w', w: c.windowMs, b: bucketMs(c.windowMs), a: c.amount } : { k: 'c', a: String(c.amount), t: c.ttlMs })));
+    const { keys, json } = this.chargeArgs(charges, []);
     await this.run('charge', () => this.client.swCharge(String(keys.length), ...keys, json));
+  }
+
+  /** The CHARGE script's arguments: lease releases first, then the charges. */
+  private chargeArgs(charges: readonly Charge[], leases: readonly Lease[]): { keys: string[]; json: string } {
+    const keys = [...leases.map((l) => this.limitKey('concurrency', l.key)), ...charges.map((c) => this.limitKey(c.kind, c.key))];
+    // Counter amounts travel as strings so INCRBYFLOAT sees the caller's decimal, not a re-printed double.
+    const wire = [
+      ...leases.map((l) => ({ k: 'r', id: l.id })),
+      ...charges.map((c) => (c.kind === 'window' ? { k: 'w', w: c.windowMs, b: bucketMs(c.windowMs), a: c.amount } : { k: 'c', a: String(c.amount), t: c.ttlMs })),
+    ];
+    return { keys, json: JSON.stringify(wire) };
   }
 
   async release(leases: readonly Lease[]): Promise<void> {
@@ -174,6 +183,13 @@ export class RedisStateStore implements StateStore {
       const failed = results?.find(([err]) => err);
       if (failed) throw failed[0];
     });
+  }
+
+  async settle(charges: readonly Charge[], leases: readonly Lease[]): Promise<void> {
+    if (charges.length === 0 && leases.length === 0) return;
+    // One script call for both (releases first): one command instead of a script plus a pipeline.
+    const { keys, json } = this.chargeArgs(charges, leases);
+    await this.run('charge', () => this.client.swCharge(String(keys.length), ...keys, json));
   }
 
   async readCounters(keys: readonly string[]): Promise<number[]> {

@@ -104,6 +104,10 @@ export interface StateStore {
   charge(charges: readonly Charge[]): Promise<void>;
   /** Gives back concurrency leases taken by admit. */
   release(leases: readonly Lease[]): Promise<void>;
+  /** After an answer: charge() and release() in one call (one transaction on the file backend, one
+   * script call on Redis). Leases are given back first, so a failing charge does not keep them
+   * (file: both commit or neither; leases left behind expire by themselves). */
+  settle(charges: readonly Charge[], leases: readonly Lease[]): Promise<void>;
   /** Current values of period counters (spend); 0 for absent ones. */
   readCounters(keys: readonly string[]): Promise<number[]>;
 

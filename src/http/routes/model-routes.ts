@@ -1,17 +1,20 @@
 // GET /v1/models and /v1/models/{id}: the configured aliases, in Anthropic's list shape when the
 // caller looks like an Anthropic client (anthropic-version / vendor-version / x-api-key), else OpenAI's.
+// A key sees only the models its allow-lists (key and team) admit; another model is "not found".
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { messagesCodec } from '../../codecs/anthropic-messages/index.js';
 import { responsesCodec } from '../../codecs/openai-responses/index.js';
+import { visibleModels } from '../../access/model-access.js';
 import { toGatewayError } from '../../errors.js';
 import type { AppContext } from '../context.js';
 import { requestIdFor, sendError } from '../reply-helpers.js';
-import { identifyCaller, resolveModel } from '../route-preamble.js';
+import { assertMayUse, identifyCaller, resolveModel } from '../route-preamble.js';
 
 const CREATED = '2025-01-01T00:00:00Z';
 const CREATED_UNIX = 1735689600;
 
-function isAnthropicCaller(request: FastifyRequest): boolean {
+/** Whether the caller looks like an Anthropic client (errors and lists in its shape). */
+export function isAnthropicCaller(request: FastifyRequest): boolean {
   const h = request.headers;
   return h['anthropic-version'] !== undefined || h['vendor-version'] !== undefined || h['x-api-key'] !== undefined;
 }
@@ -30,8 +33,8 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext): void
     const codec = anthropic ? messagesCodec : responsesCodec;
     const requestId = requestIdFor(request);
     try {
-      identifyCaller(ctx, request);
-      const ids = ctx.table.aliases;
+      const caller = identifyCaller(ctx, request);
+      const ids = visibleModels(caller, ctx.table.aliases);
       const body = anthropic
         ? { data: ids.map(anthropicModel), has_more: false, first_id: ids[0] ?? null, last_id: ids[ids.length - 1] ?? null }
         : { object: 'list', data: ids.map((id) => openaiModel(id, ownerOf(ctx, id))) };
@@ -46,9 +49,10 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext): void
     const codec = anthropic ? messagesCodec : responsesCodec;
     const requestId = requestIdFor(request);
     try {
-      identifyCaller(ctx, request);
+      const caller = identifyCaller(ctx, request);
       const id = request.params.id;
       resolveModel(ctx, id);
+      assertMayUse(caller, id);
       const body = anthropic ? anthropicModel(id) : openaiModel(id, ownerOf(ctx, id));
       reply.header(codec.requestIdHeader, requestId).type('application/json').send(JSON.stringify(body));
     } catch (err) {

@@ -17,7 +17,7 @@ import { driverTarget } from '../../router/driver-target.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import type { AppContext } from '../context.js';
 import { requestIdFor, sendError } from '../reply-helpers.js';
-import { runPreamble } from '../route-preamble.js';
+import { assertMayUse, runPreamble } from '../route-preamble.js';
 
 export function registerTokenCountRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/v1/messages/count_tokens', (request, reply) => handleCount(ctx, messagesCodec, request, reply));
@@ -29,9 +29,11 @@ async function handleCount(ctx: AppContext, codec: InboundCodec, request: Fastif
   const rec = new RequestRecord(requestId, codec.countEndpoint, performance.now());
   ctx.obs.requestStarted(rec);
   try {
-    const { body, ir, plan } = runPreamble(ctx, request, codec.decodeCountRequest, (decoded) => {
+    const { body, ir, plan, caller } = runPreamble(ctx, request, codec.decodeCountRequest, (decoded) => {
       rec.requestedModel = decoded.model;
     });
+    // The same model rule as generation: counting tokens for a model the key may not use is a 404.
+    assertMayUse(caller, ir.model);
     rec.modelLabel = plan.label;
     const target = plan.targets[0]!;
     rec.provider = target.provider.name;

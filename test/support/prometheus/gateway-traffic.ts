@@ -39,7 +39,14 @@ export async function startGatewayTarget(deadPort: number): Promise<GatewayTarge
         api_key: `upstream-key-${protocol}`,
         retry: { attempts: 1 },
       });
+      // The caller's key ('caller-key', the harness's) is limited and budgeted far above this
+      // traffic, and the aliases are priced: the key, spend and budget series exist.
+      const price = { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 };
       return {
+        auth: {
+          keys: [{ name: 'dashboards', key: 'caller-key', team: 'platform', limits: { rpm: 100_000, tpm: 100_000_000, concurrency: 64 }, budget: { usd: 1_000, period: 'month' } }],
+          teams: { platform: { budget: { usd: 10_000, period: 'month' } } },
+        },
         providers: {
           'up-messages': provider('messages'),
           'up-responses': provider('responses'),
@@ -60,9 +67,9 @@ export async function startGatewayTarget(deadPort: number): Promise<GatewayTarge
           demo: { protocol: 'demo' },
         },
         models: {
-          'via-messages': { provider: 'up-messages', model: UPSTREAM_MODEL.messages },
-          'via-responses': { provider: 'up-responses', model: UPSTREAM_MODEL.responses },
-          'via-chat': { provider: 'up-chat', model: UPSTREAM_MODEL.chat },
+          'via-messages': { provider: 'up-messages', model: UPSTREAM_MODEL.messages, price },
+          'via-responses': { provider: 'up-responses', model: UPSTREAM_MODEL.responses, price },
+          'via-chat': { provider: 'up-chat', model: UPSTREAM_MODEL.chat, price },
           flaky: { strategy: 'fallback', targets: [{ provider: 'dead', model: 'dead-model' }, { provider: 'up-chat', model: UPSTREAM_MODEL.chat }] },
           retrying: { provider: 'up-chat-retrying', model: UPSTREAM_MODEL.chat },
           demo: { provider: 'demo', model: 'demo' },

@@ -17,11 +17,17 @@ export interface MetricsTarget {
 
 export const HARNESS_MODELS = ['via-messages', 'via-responses', 'via-chat', 'demo'];
 export const HARNESS_PROVIDERS = ['up-messages', 'up-responses', 'up-chat', 'demo'];
+export const HARNESS_KEYS = ['alice', 'bob'];
 
 export async function startMetricsTarget(): Promise<MetricsTarget> {
   const obs = new Observability({ metricsEnabled: true, logger: pino({ level: 'silent' }), processMetrics: true });
   obs.setModelLabels(HARNESS_MODELS);
   obs.setProviderLabels(HARNESS_PROVIDERS);
+  // Two keys, one in a team with a budget (the budget gauges and the team-budget alert).
+  obs.setAccess(HARNESS_KEYS, ['research'], [
+    { scope: 'team', owner: 'research', usd: 100 },
+    { scope: 'key', owner: 'alice', usd: 10 },
+  ]);
   const server: Server = createServer((req, res) => {
     if (req.url !== '/metrics') {
       res.writeHead(404).end();
@@ -100,6 +106,13 @@ export function driveSyntheticTraffic(obs: Observability, round: number): void {
     const t0 = performance.now() - 5_000;
     const rec = new RequestRecord(`req_${round}_${i}`, s.frontDoor, t0);
     obs.requestStarted(rec);
+    // Keys as handle-generation.ts stamps them: alice (team research) and bob (no team) in turn.
+    rec.keyName = HARNESS_KEYS[i % 2]!;
+    rec.teamName = i % 2 === 0 ? 'research' : '';
+    if (i % 2 === 0) {
+      obs.recordBudgetSpend('team', 'research', 10 + round);
+      obs.recordBudgetSpend('key', 'alice', 1 + round / 10);
+    }
     rec.stream = s.stream;
     rec.requestedModel = s.model;
     rec.tDecoded = t0 + 0.04 + (i % 3) * 0.01;
@@ -147,6 +160,8 @@ export function driveSyntheticTraffic(obs: Observability, round: number): void {
       rec.tUpstreamEnd = rec.tUpstreamSent !== 0 ? now - 0.5 : 0;
       last = now;
       rec.usage = s.usage;
+      // As the price table would: $1 per million input tokens, $5 per million output tokens.
+      if (s.usage) rec.costMicros = s.usage.inputTokens + 5 * s.usage.outputTokens;
       rec.finishReason = s.errorKind ? undefined : 'end_turn';
       rec.clientAborted = s.clientAborted ?? false;
       rec.upstreamAborted = s.clientAborted ?? false;

@@ -94,6 +94,9 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
   let defaultReply: (req: ReceivedRequest) => Reply = opts.defaultReply ?? ((req) => agentLoopReply(req));
   const models = opts.models ?? ['scripted-model'];
   const closing = new AbortController();
+  // Generation requests being answered now, and the most at once (concurrency limits are checked on it).
+  let inFlight = 0;
+  let maxInFlight = 0;
 
   /** Plays one scripted reply for a generation request. */
   async function play(reply: Reply, rec: ReceivedRequest, res: ServerResponse, signal: AbortSignal): Promise<void> {
@@ -196,9 +199,12 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
     const abort = () => exchange.abort();
     res.on('close', abort);
     closing.signal.addEventListener('abort', abort, { once: true });
+    inFlight++;
+    if (inFlight > maxInFlight) maxInFlight = inFlight;
     try {
       await play(reply, rec, res, exchange.signal);
     } finally {
+      inFlight--;
       closing.signal.removeEventListener('abort', abort);
     }
   }
@@ -221,6 +227,13 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
     received,
     enqueue: (...replies) => void queue.push(...replies),
     setDefault: (fn) => void (defaultReply = fn),
+    get inFlight() {
+      return inFlight;
+    },
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    resetMaxInFlight: () => void (maxInFlight = inFlight),
     close: () =>
       new Promise<void>((resolve) => {
         closing.abort(); // wake stalls and delays so their responses can finish or be dropped

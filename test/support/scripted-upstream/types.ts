@@ -62,6 +62,11 @@ export interface ScriptedUpstream {
   /** FIFO; when empty the default behaviour answers. */
   enqueue(...replies: Reply[]): void;
   setDefault(fn: (req: ReceivedRequest) => Reply): void;
+  /** Generation requests being answered right now. */
+  readonly inFlight: number;
+  /** The most generation requests answered at once since start (or the last reset). */
+  readonly maxInFlight: number;
+  resetMaxInFlight(): void;
   close(): Promise<void>;
 }
 

@@ -59,8 +59,8 @@ describe('access service: admission', () => {
   });
 
   it('lets unlimited callers in without a state call', async () => {
-    expect(await access.admit(carol, 'gpt-5', 'responses')).toEqual({ ok: true, headers: {}, leases: [] });
-    expect(await access.admit(ANONYMOUS_CALLER, 'gpt-5', 'responses')).toEqual({ ok: true, headers: {}, leases: [] });
+    expect(await access.admit(carol, 'gpt-5', 'responses')).toEqual({ ok: true, headers: {}, leases: [], budgets: [] });
+    expect(await access.admit(ANONYMOUS_CALLER, 'gpt-5', 'responses')).toEqual({ ok: true, headers: {}, leases: [], budgets: [] });
     expect(store.calls).toEqual([]);
   });
 
@@ -122,8 +122,27 @@ describe('access service: admission', () => {
     if (b.ok) return;
     expect(b.error.kind).toBe('billing');
     expect(b.error.message).toBe('the daily budget of key "alice" ($0.01) is used up (spent $0.01); it resets at 2026-11-26T00:00:00Z');
+    // The refusal reports the spend it saw, for the budget gauges.
+    expect(b.budgets).toEqual([
+      { scope: 'key', owner: 'alice', usedUsd: 0.0105 },
+      { scope: 'team', owner: 'research', usedUsd: 0.0105 },
+    ]);
     // The budget of the team is separate: bob (same team, no budget of its own) still gets in.
     expect((await access.admit(bob, 'claude-sonnet', 'messages')).ok).toBe(true);
+  });
+
+  it('prices an answer without I/O, and settles a precomputed cost without pricing again', async () => {
+    expect(access.costOf('claude-sonnet', upstream, usage(500, 600))).toEqual({ costMicros: 10_500, priced: true });
+    expect(access.costOf('claude-sonnet', { provider: 'anthropic', model: 'unknown-model' }, usage(500, 600))).toEqual({ costMicros: 0, priced: false });
+    expect(access.costOf('claude-sonnet', upstream, undefined)).toEqual({ costMicros: 0, priced: false });
+    expect(store.calls).toEqual([]);
+    await access.settle(carol, 'claude-sonnet', upstream, usage(500, 600), [], { costMicros: 7, priced: true });
+    expect(store.counters.get('key:carol:spend:m2026-11')).toBe(7);
+  });
+
+  it('charges nothing for the anonymous caller of an open gateway (no state call)', async () => {
+    expect(await access.settle(ANONYMOUS_CALLER, 'claude-sonnet', upstream, usage(500, 600), [])).toEqual({ costMicros: 10_500, priced: true });
+    expect(store.calls).toEqual([]);
   });
 
   it('uses the alias price over the shipped one, and counts an unknown model as unpriced', async () => {

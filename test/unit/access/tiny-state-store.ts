@@ -52,6 +52,11 @@ export class TinyStateStore implements StateStore {
     for (const l of leases) this.leases.get(l.key)?.delete(l.id);
   }
 
+  async settle(charges: readonly Charge[], leases: readonly Lease[]): Promise<void> {
+    await this.release(leases);
+    await this.charge(charges);
+  }
+
   async readCounters(keys: readonly string[]): Promise<number[]> {
     this.calls.push({ op: 'readCounters', arg: keys });
     return keys.map((k) => this.counters.get(k) ?? 0);

@@ -256,6 +256,26 @@ export function stateStoreContract(target: ContractTarget): void {
       expect((await s.admit([conc])).ok).toBe(true);
     });
 
+    it('settle charges and gives back leases in one call', async () => {
+      const s = await make();
+      const conc: AdmissionCheck = { kind: 'concurrency', key: 'sc', limit: 1, leaseMs: 60_000 };
+      const a = await s.admit([conc]);
+      expect(a.ok).toBe(true);
+      if (!a.ok) return;
+      expect((await s.admit([conc])).ok).toBe(false);
+      await s.settle(
+        [
+          { kind: 'window', key: 'stpm', windowMs: 1000, amount: 40 },
+          { kind: 'counter', key: 'sspend', amount: 1500, ttlMs: 60_000 },
+        ],
+        a.leases,
+      );
+      expect((await s.inspect([conc, win('stpm', 100, 0)])).map((x) => x.used)).toEqual([0, 40]);
+      expect(await s.readCounters(['sspend'])).toEqual([1500]);
+      await s.settle([], []);
+      expect((await s.admit([conc])).ok).toBe(true);
+    });
+
     it('inspect charges nothing', async () => {
       const s = await make();
       for (let i = 0; i < 3; i++) await s.inspect([win('i', 1), { kind: 'concurrency', key: 'ic', limit: 1, leaseMs: 1000 }]);
