@@ -18,9 +18,10 @@ import { registerStoredResponseRoutes } from './http/routes/stored-response-rout
 import { registerTokenCountRoutes } from './http/routes/token-count-routes.js';
 import { createLogger } from './observability/logger.js';
 import { Observability } from './observability/observer.js';
-import { ResponseStore } from './responses-store/response-store.js';
 import { ResponsesRepository } from './responses-store/responses-repository.js';
 import { createStateStore } from './state/create-state-store.js';
+import { AnswerSaver } from './http/answer-saver.js';
+import { shareCircuits } from './router/circuit-sync.js';
 import { DeploymentHealth } from './router/deployment-health.js';
 import { ModelTable } from './router/model-table.js';
 
@@ -44,16 +45,23 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   const health = new DeploymentHealth();
   const obs = new Observability({ metricsEnabled: config.metrics.enabled, logger });
   health.onStateChange = (deployment, state) => obs.recordCircuitState(deployment, state);
-  const stateStore = createStateStore(config);
+  const stateStore = createStateStore(config, { onError: (op) => obs.recordStateError(op) });
+  const responses = new ResponsesRepository(stateStore, { ttlMs: config.responsesStore.ttlMs, maxBytes: config.responsesStore.maxBytes });
+  // One process has nothing to share; workers and instances on a shared backend skip a failing
+  // deployment together.
+  const unshare =
+    stateStore.backend === 'memory'
+      ? undefined
+      : shareCircuits(health, stateStore, (err) => logger.warn({ err: obs.safeError(err) }, 'circuit state not shared'));
   const ctx: AppContext = {
     config,
     table: new ModelTable(config, health),
     health,
     http: new HttpClient(),
     obs,
-    store: new ResponseStore(config.responsesStore.maxEntries, config.responsesStore.ttlMs),
     stateStore,
-    responses: new ResponsesRepository(stateStore, { ttlMs: config.responsesStore.ttlMs, maxBytes: config.responsesStore.maxBytes }),
+    responses,
+    saver: new AnswerSaver(responses, logger, obs),
     logger,
     secrets: collectSecrets(config),
     metricsText: options.metricsText ?? (() => obs.metricsText()),
@@ -90,6 +98,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   registerStoredResponseRoutes(app, ctx);
   app.addHook('onClose', async () => {
     await ctx.http.close();
+    unshare?.();
     await ctx.stateStore.close();
   });
 

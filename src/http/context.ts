@@ -5,9 +5,9 @@ import type { HttpClient } from '../drivers/http-client.js';
 import type { Observability } from '../observability/observer.js';
 import type { DeploymentHealth } from '../router/deployment-health.js';
 import type { ModelTable } from '../router/model-table.js';
-import type { ResponseStore } from '../responses-store/response-store.js';
 import type { ResponsesRepository } from '../responses-store/responses-repository.js';
 import type { StateStore } from '../state/types.js';
+import type { AnswerSaver } from './answer-saver.js';
 
 export interface AppContext {
   /** Swapped atomically on reload; handlers read it once per request. */
@@ -16,11 +16,12 @@ export interface AppContext {
   health: DeploymentHealth;
   http: HttpClient;
   obs: Observability;
-  store: ResponseStore;
   /** The shared state backend (state.backend); closed with the app. */
   stateStore: StateStore;
   /** Stored Responses on stateStore: GET/DELETE /v1/responses/{id}, input_items, continuations. */
   responses: ResponsesRepository;
+  /** Saves finished Responses answers into `responses` after the caller's last byte. */
+  saver: AnswerSaver;
   logger: Logger;
   /** The /metrics body: this process's registry, or in --workers mode every worker's, merged. */
   metricsText: () => Promise<string>;

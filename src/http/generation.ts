@@ -7,6 +7,7 @@ import type { InboundCodec } from '../codecs/types.js';
 import type { IrRequest, Warning } from '../ir/types.js';
 import type { RequestRecord } from '../observability/request-record.js';
 import type { RoutePlan, RouteTarget } from '../router/model-table.js';
+import type { StoredResponse } from '../responses-store/stored-response.js';
 import type { AppContext } from './context.js';
 
 export interface GenerationInit {
@@ -22,6 +23,8 @@ export interface GenerationInit {
   requestId: string;
   plan: RoutePlan;
   clientGone: AbortController;
+  /** The stored response `previous_response_id` named, when the gateway has it. */
+  previous?: StoredResponse;
 }
 
 export class Generation {
@@ -46,6 +49,8 @@ export class Generation {
   readonly plan: RoutePlan;
   /** Aborted when the caller disconnects: lanes abort their upstream request with it. */
   readonly clientGone: AbortController;
+  /** The stored previous response (its turns are already at the front of `ir.turns`). */
+  readonly previous: StoredResponse | undefined;
   /** The deployment of the attempt in progress (set by the entry point around each attempt). */
   attemptTarget: RouteTarget | undefined;
   private isCommitted = false;
@@ -66,6 +71,7 @@ export class Generation {
     this.createdAt = Math.floor(Date.now() / 1000);
     this.plan = init.plan;
     this.clientGone = init.clientGone;
+    this.previous = init.previous;
     this.attemptTarget = undefined;
   }
 

@@ -17,6 +17,8 @@ import { runPassthroughLane } from './lanes/passthrough-lane.js';
 import { runTranslationLane } from './lanes/translation-lane.js';
 import { resolvePreviousResponse } from './previous-response.js';
 import { requestIdFor, sendError } from './reply-helpers.js';
+import { stateUnavailable } from './state-unavailable.js';
+import { StateUnavailableError } from '../state/types.js';
 import { accountGeneration, admitGeneration } from './request-seams.js';
 import { identifyCaller, runPreamble } from './route-preamble.js';
 
@@ -35,7 +37,7 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
   try {
     const caller = identifyCaller(ctx, request);
     // Responses `item_reference` inputs become the caller's stored items before decoding.
-    const body = await expandItemReferences(codec.protocol, request.body as Record<string, unknown>, (m) => ctx.table.resolve(m), ctx.store, caller.name);
+    const body = await expandItemReferences(codec.protocol, request.body as Record<string, unknown>, (m) => ctx.table.resolve(m), ctx.responses, caller.name);
     const pre = runPreamble(
       ctx,
       request,
@@ -51,15 +53,15 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
     rec.modelLabel = pre.plan.label;
     rec.tRouted = performance.now();
     rec.warnings = pre.warnings;
-    const ir = await resolvePreviousResponse(ctx, pre.ir, pre.plan);
+    const { ir, previous } = await resolvePreviousResponse(ctx, pre.ir, pre.plan, pre.caller.name);
     gen = new Generation(
-      { ctx, codec, ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone },
+      { ctx, codec, ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone, previous },
       newId(codec.responseIdPrefix),
     );
     await admitGeneration(gen);
     await runPlan(gen);
   } catch (err) {
-    const gerr = toGatewayError(err);
+    const gerr = err instanceof StateUnavailableError ? stateUnavailable(ctx, err, 'resolve stored items') : toGatewayError(err);
     rec.errorKind = gerr.kind;
     if (!reply.sent && !reply.raw.headersSent) {
       rec.status = sendError(reply, codec, gerr, requestId);

@@ -302,6 +302,13 @@ export function createMetrics(options: MetricsOptions = {}) {
     registers,
   });
 
+  const stateErrors = new Counter({
+    name: n('state_errors_total'),
+    help: 'Failed calls to the shared state store (state.backend), by operation.',
+    labelNames: ['op'] as const,
+    registers,
+  });
+
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX });
 
   return {
@@ -327,5 +334,6 @@ export function createMetrics(options: MetricsOptions = {}) {
     translationWarnings,
     circuitState,
     circuitTransitions,
+    stateErrors,
   };
 }

@@ -23,6 +23,15 @@ export interface StoredResponse {
   inputItems: WireItem[];
   /** The whole conversation as IR turns, this answer included: what a continuation starts from. */
   turns: Turn[];
+  /** The deployment that produced the answer: a continuation on that same OpenAI Responses deployment
+   * forwards `previous_response_id` (OpenAI keeps its own state); any other gets the stored turns. */
+  producer?: Producer;
+}
+
+export interface Producer {
+  provider: string;
+  model: string;
+  protocol: string;
 }
 
 const VERSION = 1;
@@ -37,6 +46,7 @@ export function encodeStoredResponse(record: StoredResponse): Buffer {
       response: record.response,
       input_items: record.inputItems,
       turns: record.turns,
+      producer: record.producer,
     }),
   );
 }
@@ -50,8 +60,9 @@ export function decodeStoredResponse(bytes: Uint8Array): StoredResponse | undefi
     response: StoredResponse['response'];
     input_items: WireItem[];
     turns: Turn[];
+    producer?: Producer;
   };
   // A record from a newer gateway we cannot read is treated as absent rather than misread.
   if (raw.v !== VERSION) return undefined;
-  return { id: raw.id, owner: raw.owner, createdAt: raw.created_at, response: raw.response, inputItems: raw.input_items, turns: raw.turns };
+  return { id: raw.id, owner: raw.owner, createdAt: raw.created_at, response: raw.response, inputItems: raw.input_items, turns: raw.turns, producer: raw.producer };
 }

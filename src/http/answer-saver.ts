@@ -1,0 +1,84 @@
+// Stores finished Responses-door answers in the shared store once the caller has its last byte: the
+// record is built (the one parse of the answer) and written off the request's path, so a slow or
+// absent store never delays a reply. A failed save is a warning and a count, never the caller's problem.
+//
+// A continuation can arrive before the save has landed (the caller reads the answer and sends the
+// next turn at once): saves of this process are tracked, so a lookup here waits for the one in flight.
+import type { ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Observability } from '../observability/observer.js';
+import type { ResponsesRepository } from '../responses-store/responses-repository.js';
+import type { StoredResponse } from '../responses-store/stored-response.js';
+import { StateUnavailableError } from '../state/types.js';
+
+export class AnswerSaver {
+  private readonly pending = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly repo: ResponsesRepository,
+    private readonly logger: Logger,
+    private readonly obs: Observability,
+  ) {}
+
+  get enabled(): boolean {
+    return this.repo.enabled;
+  }
+
+  /**
+   * Once `res` has sent its last byte, builds the record and saves it. Never throws. When the caller
+   * left before the end, nothing is saved (it never got the answer whose id it would continue from).
+   */
+  saveAfter(res: ServerResponse, id: string, requestId: string, build: () => StoredResponse | undefined): void {
+    if (!this.repo.enabled) return;
+    let done!: () => void;
+    const tracked = new Promise<void>((resolve) => (done = resolve));
+    this.pending.set(id, tracked);
+    const finish = () => {
+      if (this.pending.get(id) === tracked) this.pending.delete(id);
+      done();
+    };
+    const run = () => {
+      let record: StoredResponse | undefined;
+      try {
+        record = build();
+      } catch (err) {
+        this.failed(requestId, id, err);
+        finish();
+        return;
+      }
+      if (!record) {
+        finish();
+        return;
+      }
+      this.repo.save(record).then(finish, (err: unknown) => {
+        this.failed(requestId, id, err);
+        finish();
+      });
+    };
+    if (res.writableFinished) {
+      setImmediate(run);
+      return;
+    }
+    const onFinish = () => {
+      res.off('close', onClose);
+      setImmediate(run);
+    };
+    const onClose = () => {
+      res.off('finish', onFinish);
+      if (!res.writableFinished) finish();
+    };
+    res.once('finish', onFinish);
+    res.once('close', onClose);
+  }
+
+  /** Resolves once this process's save of `id` (if one is in flight) has ended. */
+  settled(id: string): Promise<void> | undefined {
+    return this.pending.get(id);
+  }
+
+  private failed(requestId: string, id: string, err: unknown): void {
+    // A backend failure was counted by the store itself (its onError); count the others here.
+    if (!(err instanceof StateUnavailableError)) this.obs.recordStateError('put');
+    this.logger.warn({ requestId, responseId: id, err: this.obs.safeError(err) }, 'stored response not saved');
+  }
+}
