@@ -8,6 +8,8 @@ import type { Registry } from 'prom-client';
 import { clusterMetrics, serveWorkerMetrics } from './observability/cluster-metrics.js';
 
 const ASK = 'switchyard:metrics?';
+/** A worker's exit code when its start-up failed for good (main.ts). */
+export const STARTUP_FAILED = 3;
 const ANSWER = 'switchyard:metrics!';
 
 interface MetricsMessage {
@@ -35,6 +37,15 @@ export function runPrimary(workers: number, logger: Logger, graceMs: number): vo
   cluster.on('exit', (worker, code, signal) => {
     if (closing) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    if (code === STARTUP_FAILED) {
+      // Its start-up cannot succeed (e.g. the state store is unreachable): another would fail the same way.
+      closing = true;
+      logger.error({ pid: worker.process.pid, code }, 'worker could not start; stopping');
+      each((w) => w.process.kill('SIGTERM'));
+      setTimeout(() => process.exit(STARTUP_FAILED), graceMs + 1000).unref();
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(STARTUP_FAILED);
       return;
     }
     logger.error({ pid: worker.process.pid, code, signal }, 'worker exited; starting another');
