@@ -1,0 +1,200 @@
+// `previous_response_id` on the shared store, in one gateway process (memory backend), asserting on
+// what the scripted upstream received: the translation lane splices the stored turns; the pass-through
+// lane forwards the id to the OpenAI deployment that produced the answer and inlines the history for any
+// other; a continuation may change protocol; `instructions` are not inherited; `store: false` keeps
+// nothing; another key's id is unknown. Then the OpenAI SDK's retrieve / inputItems.list / delete on
+// answers that came from a Messages and a Chat upstream.
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODELS, startHarness, type Harness } from '../support/gateway-harness.js';
+import { echoMarkers, marker, responsesTurn } from '../support/responses-chain.js';
+
+const KEYS = [
+  { name: 'alice', key: 'sk-alice-cont-1' },
+  { name: 'bob', key: 'sk-bob-cont-1' },
+];
+const ALT = { alias: 'via-responses-b', upstream: 'gpt-upstream-2' };
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({
+    apiKey: KEYS[0]!.key,
+    config: (base) => ({
+      auth: { keys: KEYS },
+      providers: {
+        'up-messages': { protocol: 'messages', base_url: base, api_key: 'k-m', retry: { attempts: 1 } },
+        'up-responses': { protocol: 'responses', base_url: base + '/v1', api_key: 'k-r', retry: { attempts: 1 } },
+        'up-responses-b': { protocol: 'responses', base_url: base + '/v1', api_key: 'k-rb', retry: { attempts: 1 } },
+        'up-chat': { protocol: 'chat', base_url: base + '/v1', api_key: 'k-c', retry: { attempts: 1 } },
+      },
+      models: {
+        [MODELS.messages.alias]: { provider: 'up-messages', model: MODELS.messages.upstream },
+        [MODELS.responses.alias]: { provider: 'up-responses', model: MODELS.responses.upstream },
+        [ALT.alias]: { provider: 'up-responses-b', model: ALT.upstream },
+        [MODELS.chat.alias]: { provider: 'up-chat', model: MODELS.chat.upstream },
+      },
+    }),
+  });
+  h.upstream.setDefault(echoMarkers);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const alice = { apiKey: KEYS[0]!.key };
+
+/** The upstream requests whose body carries `text`, in arrival order. */
+function receivedWith(text: string) {
+  return h.upstream.received.filter((r) => r.method === 'POST' && JSON.stringify(r.body).includes(text));
+}
+
+/** The upstream request of a turn: the first to carry its marker (later turns carry it as history). */
+function upstreamOf(chain: string, turn: number) {
+  return receivedWith(marker(chain, turn))[0]!;
+}
+
+async function chain(name: string, models: string[], stream: boolean): Promise<string[]> {
+  const ids: string[] = [];
+  for (let t = 1; t <= models.length; t++) {
+    const r = await responsesTurn(
+      h.url,
+      { model: models[t - 1], input: `${marker(name, t)} go`, ...(ids.length ? { previous_response_id: ids[ids.length - 1] } : {}) },
+      { ...alice, stream },
+    );
+    expect(r.status, r.text).toBe(200);
+    expect(r.text).toBe(`(ok ${marker(name, t)})`);
+    ids.push(r.id!);
+  }
+  return ids;
+}
+
+describe('previous_response_id through the shared store', () => {
+  for (const stream of [false, true]) {
+    for (const via of [MODELS.messages.alias, MODELS.chat.alias]) {
+      it(`translation lane (${via}, ${stream ? 'streamed' : 'not streamed'}): the third turn carries the whole conversation`, async () => {
+        const name = `tr-${via}-${stream}`;
+        await chain(name, [via, via, via], stream);
+        const body = JSON.stringify(upstreamOf(name, 3).body);
+        for (const t of [1, 2]) {
+          expect(body).toContain(marker(name, t));
+          expect(body).toContain(`(ok ${marker(name, t)})`);
+        }
+        // Nothing the upstream cannot take is forwarded.
+        expect(body).not.toContain('previous_response_id');
+      });
+    }
+
+    it(`pass-through to the deployment that produced it (${stream ? 'streamed' : 'not streamed'}): the id goes as it is, no history spliced`, async () => {
+      const name = `pt-same-${stream}`;
+      const ids = await chain(name, [MODELS.responses.alias, MODELS.responses.alias], stream);
+      const second = upstreamOf(name, 2).body;
+      expect(second.previous_response_id).toBe(ids[0]);
+      expect(JSON.stringify(second.input)).not.toContain(marker(name, 1));
+    });
+
+    it(`pass-through to another Responses deployment (${stream ? 'streamed' : 'not streamed'}): history inlined into input, the id dropped`, async () => {
+      const name = `pt-other-${stream}`;
+      await chain(name, [MODELS.responses.alias, ALT.alias, MODELS.responses.alias], stream);
+      const second = upstreamOf(name, 2).body;
+      expect(second.model).toBe(ALT.upstream);
+      expect(second.previous_response_id).toBeUndefined();
+      const input = JSON.stringify(second.input);
+      expect(input).toContain(marker(name, 1));
+      expect(input).toContain(`(ok ${marker(name, 1)})`);
+      // Back on the first deployment, which never saw turn 2: inlined again, all of it.
+      const third = upstreamOf(name, 3).body;
+      expect(third.previous_response_id).toBeUndefined();
+      for (const t of [1, 2]) expect(JSON.stringify(third.input)).toContain(`(ok ${marker(name, t)})`);
+    });
+  }
+
+  it('a conversation changes protocol: a pass-through answer continues on Messages, then on Chat', async () => {
+    const name = 'cross';
+    await chain(name, [MODELS.responses.alias, MODELS.messages.alias, MODELS.chat.alias], true);
+    const onMessages = upstreamOf(name, 2);
+    expect(onMessages.protocol).toBe('messages');
+    expect(JSON.stringify(onMessages.body.messages)).toContain(`(ok ${marker(name, 1)})`);
+    const onChat = upstreamOf(name, 3);
+    expect(onChat.protocol).toBe('chat');
+    for (const t of [1, 2]) expect(JSON.stringify(onChat.body.messages)).toContain(`(ok ${marker(name, t)})`);
+  });
+
+  it('instructions are not inherited; tools come from the new request', async () => {
+    const first = await responsesTurn(h.url, { model: MODELS.messages.alias, input: `${marker('ins', 1)}`, instructions: 'ALWAYS-RHYME' }, alice);
+    expect(first.status).toBe(200);
+    const second = await responsesTurn(
+      h.url,
+      {
+        model: MODELS.messages.alias,
+        input: `${marker('ins', 2)}`,
+        previous_response_id: first.id,
+        tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} }, strict: false }],
+      },
+      alice,
+    );
+    expect(second.status, second.text).toBe(200);
+    const body = upstreamOf('ins', 2).body;
+    expect(JSON.stringify(body)).not.toContain('ALWAYS-RHYME');
+    expect(body.tools.map((t: { name: string }) => t.name)).toEqual(['lookup']);
+  });
+
+  it('store: false keeps nothing; an unknown id, or another key’s, is previous_response_not_found', async () => {
+    const unstored = await responsesTurn(h.url, { model: MODELS.messages.alias, input: marker('nostore', 1), store: false }, alice);
+    expect(unstored.status).toBe(200);
+    const stored = await responsesTurn(h.url, { model: MODELS.messages.alias, input: marker('owned', 1) }, alice);
+    for (const [id, apiKey] of [
+      [unstored.id!, KEYS[0]!.key],
+      ['resp_never_made', KEYS[0]!.key],
+      [stored.id!, KEYS[1]!.key],
+    ] as const) {
+      const r = await responsesTurn(h.url, { model: MODELS.messages.alias, input: 'x', previous_response_id: id }, { apiKey });
+      expect(r.status).toBe(400);
+      const err = JSON.parse(r.text) as { error: { code: string; param: string; message: string } };
+      expect(err.error).toMatchObject({ code: 'previous_response_not_found', param: 'previous_response_id', message: `Previous response with id '${id}' not found.` });
+    }
+  });
+});
+
+describe('OpenAI SDK: retrieve, inputItems.list, delete on answers from other protocols', () => {
+  for (const via of [MODELS.messages.alias, MODELS.chat.alias]) {
+    for (const stream of [false, true]) {
+      it(`${via} (${stream ? 'streamed' : 'not streamed'})`, async () => {
+        const client = h.openai;
+        const input: OpenAI.Responses.ResponseInput = [
+          { role: 'user', content: `${marker('sdk', 1)} first` },
+          { role: 'user', content: [{ type: 'input_text', text: 'second part' }] },
+        ];
+        const created = stream
+          ? await client.responses.stream({ model: via, input }).finalResponse()
+          : await client.responses.create({ model: via, input });
+        expect(created.output_text).toBe(`(ok ${marker('sdk', 1)})`);
+        // The save runs after the last byte: give it the moment it needs.
+        const retrieved = await eventually(() => client.responses.retrieve(created.id));
+        expect(retrieved.id).toBe(created.id);
+        expect(retrieved.output_text).toBe(created.output_text);
+        expect(retrieved.model).toBe(via);
+        const items = await client.responses.inputItems.list(created.id, { order: 'asc' });
+        expect(items.data.map((i) => (i as { role?: string }).role)).toEqual(['user', 'user']);
+        expect(JSON.stringify(items.data[0])).toContain(marker('sdk', 1));
+        expect(items.data.every((i) => typeof i.id === 'string' && i.id.length > 0)).toBe(true);
+        // Another key sees nothing.
+        const bob = new OpenAI({ baseURL: h.url + '/v1', apiKey: KEYS[1]!.key, maxRetries: 0 });
+        await expect(bob.responses.retrieve(created.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+        await client.responses.delete(created.id);
+        await expect(client.responses.retrieve(created.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+      });
+    }
+  }
+});
+
+async function eventually<T>(fn: () => Promise<T>, ms = 2000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > until || !(err instanceof OpenAI.NotFoundError)) throw err;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
