@@ -25,7 +25,7 @@ export class AnswerSaver {
   }
 
   /**
-   * Once `res` has sent its last byte, builds the record and saves it. Never throws. When the caller
+   * Once `res` has been given its last byte, builds the record and saves it. Never throws. When the caller
    * left before the end, nothing is saved (it never got the answer whose id it would continue from).
    */
   saveAfter(res: ServerResponse, id: string, requestId: string, build: () => StoredResponse | undefined): void {
@@ -55,13 +55,16 @@ export class AnswerSaver {
         finish();
       });
     };
-    if (res.writableFinished) {
-      setImmediate(run);
+    // end() has handed the last bytes to the socket: the reply is not waiting for anything of ours,
+    // and starting now (not a turn later) narrows the window in which a fast client's next turn,
+    // landing on another process, could look for this answer before it is stored.
+    if (res.writableEnded) {
+      run();
       return;
     }
     const onFinish = () => {
       res.off('close', onClose);
-      setImmediate(run);
+      run();
     };
     const onClose = () => {
       res.off('finish', onFinish);

@@ -19,7 +19,7 @@ export interface Continuation {
 }
 
 /** Re-reads of a miss: the previous answer's save starts after its last byte, possibly in another process. */
-const MISS_RECHECK_MS = [20, 60];
+const MISS_RECHECK_MS = [25, 75, 200];
 
 export async function resolvePreviousResponse(ctx: AppContext, ir: IrRequest, plan: RoutePlan, owner: string): Promise<Continuation> {
   const prev = ir.extras.responses?.previous_response_id;
