@@ -3,7 +3,8 @@
 // absent store never delays a reply. A failed save is a warning and a count, never the caller's problem.
 //
 // A continuation can arrive before the save has landed (the caller reads the answer and sends the
-// next turn at once): saves of this process are tracked, so a lookup here waits for the one in flight.
+// next turn at once): saves of this process are tracked, so a lookup here takes the record being
+// saved (or waits for the save when the record is not built yet) instead of missing it.
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Observability } from '../observability/observer.js';
@@ -11,8 +12,15 @@ import type { ResponsesRepository } from '../responses-store/responses-repositor
 import type { StoredResponse } from '../responses-store/stored-response.js';
 import { StateUnavailableError } from '../state/types.js';
 
+/** A save of this process that has not landed yet. */
+export interface SaveInFlight {
+  /** Set once built (right after the last byte). */
+  record?: StoredResponse;
+  done: Promise<void>;
+}
+
 export class AnswerSaver {
-  private readonly pending = new Map<string, Promise<void>>();
+  private readonly pending = new Map<string, SaveInFlight>();
 
   constructor(
     private readonly repo: ResponsesRepository,
@@ -31,7 +39,7 @@ export class AnswerSaver {
   saveAfter(res: ServerResponse, id: string, requestId: string, build: () => StoredResponse | undefined): void {
     if (!this.repo.enabled) return;
     let done!: () => void;
-    const tracked = new Promise<void>((resolve) => (done = resolve));
+    const tracked: SaveInFlight = { done: new Promise<void>((resolve) => (done = resolve)) };
     this.pending.set(id, tracked);
     const finish = () => {
       if (this.pending.get(id) === tracked) this.pending.delete(id);
@@ -50,6 +58,7 @@ export class AnswerSaver {
         finish();
         return;
       }
+      tracked.record = record;
       this.repo.save(record).then(finish, (err: unknown) => {
         this.failed(requestId, id, err);
         finish();
@@ -74,8 +83,8 @@ export class AnswerSaver {
     res.once('close', onClose);
   }
 
-  /** Resolves once this process's save of `id` (if one is in flight) has ended. */
-  settled(id: string): Promise<void> | undefined {
+  /** This process's save of `id`, while it has not landed. */
+  inFlight(id: string): SaveInFlight | undefined {
     return this.pending.get(id);
   }
 

@@ -43,7 +43,9 @@ export async function resolvePreviousResponse(ctx: AppContext, ir: IrRequest, pl
 }
 
 async function load(ctx: AppContext, id: string, owner: string): Promise<StoredResponse | undefined> {
-  await ctx.saver.settled(id);
+  const saving = ctx.saver.inFlight(id);
+  if (saving?.record) return saving.record.owner === owner ? saving.record : undefined;
+  if (saving) await saving.done;
   const record = await ctx.responses.load(id, owner);
   if (record) return record;
   // Misses are rare (a typo, an expired or evicted id): waiting a little on them costs nobody else.
