@@ -198,3 +198,53 @@ async function eventually<T>(fn: () => Promise<T>, ms = 2000): Promise<T> {
     }
   }
 }
+
+describe('what is not stored', () => {
+  let small: Harness;
+  beforeAll(async () => {
+    // A bound that holds a short exchange but not a long one.
+    small = await startHarness({ config: () => ({ responses_store: { max_bytes: 20_000 } }) });
+    small.upstream.setDefault(echoMarkers);
+  });
+  afterAll(async () => {
+    await small?.close();
+  });
+
+  it('an answer larger than the store: the caller gets it, the save is refused with a count, not an error', async () => {
+    const big = await responsesTurn(small.url, { model: MODELS.messages.alias, input: `${marker('big', 1)} ${'x'.repeat(30_000)}` });
+    expect(big.status).toBe(200);
+    const fits = await responsesTurn(small.url, { model: MODELS.messages.alias, input: marker('fits', 1) });
+    await eventuallyStatus(`${small.url}/v1/responses/${fits.id}`, 200);
+    expect((await fetch(`${small.url}/v1/responses/${big.id}`)).status).toBe(404);
+    const metrics = await (await fetch(`${small.url}/metrics`)).text();
+    expect(metrics).toMatch(/switchyard_state_errors_total\{op="put"\} [1-9]/);
+  });
+
+  it('a caller that leaves mid-stream: nothing is stored for the answer it never got', async () => {
+    small.upstream.enqueue({ kind: 'stall', afterBlocks: [{ type: 'text', text: 'part' }], ms: 1500 });
+    const ac = new AbortController();
+    const res = await fetch(`${small.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODELS.messages.alias, input: marker('left', 1), stream: true }),
+      signal: ac.signal,
+    });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!/resp_\w+/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+    const id = /resp_\w+/.exec(text)![0];
+    ac.abort();
+    await new Promise((r) => setTimeout(r, 2000));
+    expect((await fetch(`${small.url}/v1/responses/${id}`)).status).toBe(404);
+  });
+});
+
+async function eventuallyStatus(url: string, status: number, ms = 2000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const got = (await fetch(url)).status;
+    if (got === status) return;
+    if (Date.now() > until) throw new Error(`${url}: ${got}, wanted ${status}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
