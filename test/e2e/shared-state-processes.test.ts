@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { echoMarkers, marker, pool, responsesTurn } from '../support/responses-chain.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream/index.js';
@@ -225,6 +225,21 @@ describe('shared state across processes', () => {
       .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
     expect(errors).toBeGreaterThan(0);
     expect(g.output()).not.toMatch(/uncaught|unhandled/i);
+  }, 60_000);
+
+  it('start-up with an unreachable Redis: exits with a message naming the store (one process and --workers 2); state.required: false starts and serves', async () => {
+    const nowhere = { backend: 'redis', url: `redis://127.0.0.1:${await freePort()}`, op_timeout_ms: 300 };
+    for (const workers of [undefined, 2]) {
+      const g = await start(gatewayConfig({ state: nowhere }), { wait: false, ...(workers ? { workers } : {}) });
+      const code = await Promise.race([g.exited, sleep(20_000).then(() => 'still running' as const)]);
+      expect(code, g.output()).toBe(3);
+      expect(g.output()).toMatch(/state store unavailable \(redis at redis:\/\/127\.0\.0\.1:\d+.*set state\.required: false to start anyway/);
+    }
+    const g = await start(gatewayConfig({ state: { ...nowhere, required: false } }));
+    expect((await responsesTurn(g.url, { model: TRANSLATED, input: marker('optional', 1) })).status).toBe(200);
+    const cont = await responsesTurn(g.url, { model: TRANSLATED, input: marker('optional', 2), previous_response_id: 'resp_anything' });
+    expect(cont.status).toBe(503);
+    expect(g.output()).toMatch(/starting anyway/);
   }, 60_000);
 
   it('a circuit tripped in one gateway is skipped by another on the same Redis', async () => {
