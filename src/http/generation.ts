@@ -8,6 +8,7 @@ import type { IrRequest, Warning } from '../ir/types.js';
 import type { RequestRecord } from '../observability/request-record.js';
 import type { RoutePlan, RouteTarget } from '../router/model-table.js';
 import type { StoredResponse } from '../responses-store/stored-response.js';
+import type { ReferencedItems } from './referenced-items.js';
 import type { AppContext } from './context.js';
 
 export interface GenerationInit {
@@ -25,6 +26,9 @@ export interface GenerationInit {
   clientGone: AbortController;
   /** The stored response `previous_response_id` named, when the gateway has it. */
   previous?: StoredResponse;
+  /** The caller's body before its `item_reference`s were expanded, and where the items came from. */
+  callerBody?: Record<string, unknown>;
+  references?: ReferencedItems;
 }
 
 export class Generation {
@@ -51,6 +55,9 @@ export class Generation {
   readonly clientGone: AbortController;
   /** The stored previous response (its turns are already at the front of `ir.turns`). */
   readonly previous: StoredResponse | undefined;
+  /** The caller's own body (references unexpanded; `body` when it had none). */
+  readonly callerBody: Record<string, unknown>;
+  readonly references: ReferencedItems | undefined;
   /** The deployment of the attempt in progress (set by the entry point around each attempt). */
   attemptTarget: RouteTarget | undefined;
   private isCommitted = false;
@@ -72,6 +79,8 @@ export class Generation {
     this.plan = init.plan;
     this.clientGone = init.clientGone;
     this.previous = init.previous;
+    this.callerBody = init.callerBody ?? init.body;
+    this.references = init.references;
     this.attemptTarget = undefined;
   }
 

@@ -16,6 +16,7 @@ import { runDemoLane } from './lanes/demo-lane.js';
 import { runPassthroughLane } from './lanes/passthrough-lane.js';
 import { runTranslationLane } from './lanes/translation-lane.js';
 import { resolvePreviousResponse } from './previous-response.js';
+import { ReferencedItems } from './referenced-items.js';
 import { requestIdFor, sendError } from './reply-helpers.js';
 import { stateUnavailable } from './state-unavailable.js';
 import { StateUnavailableError } from '../state/types.js';
@@ -37,7 +38,9 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
   try {
     const caller = identifyCaller(ctx, request);
     // Responses `item_reference` inputs become the caller's stored items before decoding.
-    const body = await expandItemReferences(codec.protocol, request.body as Record<string, unknown>, (m) => ctx.table.resolve(m), ctx.responses, caller.name);
+    const callerBody = request.body as Record<string, unknown>;
+    const references = new ReferencedItems(ctx.responses);
+    const body = await expandItemReferences(codec.protocol, callerBody, (m) => ctx.table.resolve(m), references, caller.name);
     const pre = runPreamble(
       ctx,
       request,
@@ -55,7 +58,7 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
     rec.warnings = pre.warnings;
     const { ir, previous } = await resolvePreviousResponse(ctx, pre.ir, pre.plan, pre.caller.name);
     gen = new Generation(
-      { ctx, codec, ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone, previous },
+      { ctx, codec, ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone, previous, callerBody, references },
       newId(codec.responseIdPrefix),
     );
     await admitGeneration(gen);

@@ -7,7 +7,7 @@
 // byte bound; a pointer whose record was evicted resolves to nothing.
 import { RESPONSES_NAMESPACE } from '../state/create-state-store.js';
 import type { StateStore } from '../state/types.js';
-import { decodeStoredResponse, encodeStoredResponse, type StoredResponse, type WireItem } from './stored-response.js';
+import { decodeStoredResponse, encodeStoredResponse, type Producer, type StoredResponse, type WireItem } from './stored-response.js';
 
 export interface ListInputItemsParams {
   /** An item id: list the items that follow it in `order`. */
@@ -102,10 +102,16 @@ export class ResponsesRepository {
 
   /** A stored OUTPUT item (wire JSON) by its id, for `item_reference` inputs. */
   async getItem(itemId: string, owner: string): Promise<WireItem | undefined> {
+    return (await this.findItem(itemId, owner))?.item;
+  }
+
+  /** The item and the deployment that produced it (which can resolve the reference by itself). */
+  async findItem(itemId: string, owner: string): Promise<{ item: WireItem; producer?: Producer } | undefined> {
     const pointer = await this.store.getDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + itemId, owner);
     if (pointer === undefined) return undefined;
     const record = await this.load(Buffer.from(pointer).toString(), owner);
-    return record ? outputItems(record).find((item) => item.id === itemId) : undefined;
+    const item = record ? outputItems(record).find((i) => i.id === itemId) : undefined;
+    return item ? { item, producer: record!.producer } : undefined;
   }
 }
 

@@ -119,6 +119,23 @@ describe('previous_response_id through the shared store', () => {
     for (const t of [1, 2]) expect(JSON.stringify(onChat.body.messages)).toContain(`(ok ${marker(name, t)})`);
   });
 
+  it('item_reference to a pass-through answer: forwarded as is to the deployment that produced it, resolved for any other', async () => {
+    const first = await responsesTurn(h.url, { model: MODELS.responses.alias, input: marker('ref', 1) }, alice);
+    expect(first.status).toBe(200);
+    const stored = await eventually(() => h.openai.responses.retrieve(first.id!));
+    const itemId = stored.output[0]!.id!;
+    for (const [t, model] of [[2, MODELS.responses.alias], [3, ALT.alias], [4, MODELS.messages.alias]] as const) {
+      const r = await responsesTurn(h.url, { model, input: [{ type: 'item_reference', id: itemId }, { role: 'user', content: marker('ref', t) }] }, alice);
+      expect(r.status, r.text).toBe(200);
+    }
+    expect(JSON.stringify(upstreamOf('ref', 2).body.input)).toContain(`{"type":"item_reference","id":"${itemId}"}`);
+    for (const t of [3, 4]) {
+      const body = JSON.stringify(upstreamOf('ref', t).body);
+      expect(body).not.toContain('item_reference');
+      expect(body).toContain(`(ok ${marker('ref', 1)})`);
+    }
+  });
+
   it('instructions are not inherited; tools come from the new request', async () => {
     const first = await responsesTurn(h.url, { model: MODELS.messages.alias, input: `${marker('ins', 1)}`, instructions: 'ALWAYS-RHYME' }, alice);
     expect(first.status).toBe(200);

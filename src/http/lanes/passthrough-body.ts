@@ -6,10 +6,10 @@
 import { encodeInput } from '../../drivers/openai-responses/encode-input.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import type { StoredResponse } from '../../responses-store/stored-response.js';
+import { sameDeployment } from '../referenced-items.js';
 
 export function producedBy(previous: StoredResponse, target: RouteTarget): boolean {
-  const p = previous.producer;
-  return p !== undefined && p.protocol === 'responses' && p.provider === target.provider.name && p.model === target.model;
+  return previous.producer !== undefined && sameDeployment(previous.producer, target);
 }
 
 /**

@@ -35,7 +35,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
   gen.rec.warnings = gen.warnings;
   const settings = target.target;
   const encoded = driver.passthroughRequest(
-    continuationBody(gen.body, gen.previous, target),
+    continuationBody(forwardedBody(gen, target), gen.previous, target),
     driverTarget(provider, target.model, driver.forwardedHeaders(gen.request.headers, protocol)),
     settings.defaults,
     settings.overrides,
@@ -168,4 +168,9 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
 function keepAnswer(gen: Generation, target: RouteTarget, driver: Driver, response: Record<string, unknown>): void {
   const id = typeof response.id === 'string' ? response.id : gen.responseId;
   gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () => storedAnswer(gen, target, response, driver.decodeResult(response, gen.ir).content));
+}
+
+/** The caller's references as they were for the OpenAI deployment that produced every item they name. */
+function forwardedBody(gen: Generation, target: RouteTarget): Record<string, unknown> {
+  return gen.callerBody !== gen.body && gen.references?.allProducedBy(target) ? gen.callerBody : gen.body;
 }
