@@ -2,7 +2,8 @@
 // state call on its path). A stored conversation is spliced in front of the new input (the lanes then
 // decide per attempt whether to forward the id instead: passthrough-body.ts). An id the gateway never
 // stored is forwarded when every deployment of the plan is a Responses upstream (OpenAI may know it);
-// otherwise it is a 400 in OpenAI's wording. `instructions` are never inherited (they are not turns).
+// otherwise, or when it is another key's, it is a 400 in OpenAI's wording. `instructions` are never
+// inherited (they are not turns).
 import { GatewayError } from '../errors.js';
 import type { IrRequest } from '../ir/types.js';
 import type { RoutePlan } from '../router/model-table.js';
@@ -35,7 +36,8 @@ export async function resolvePreviousResponse(ctx: AppContext, ir: IrRequest, pl
     throw stateUnavailable(ctx, err);
   }
   if (record) return { ir: { ...ir, turns: [...record.turns, ...ir.turns] }, previous: record };
-  if (responsesOnly) return { ir };
+  // Another key's response is as unknown as a missing one, including to an upstream that could resolve it.
+  if (responsesOnly && !(await ctx.responses.storedForAnother(prev, owner).catch(() => false))) return { ir };
   throw new GatewayError('invalid_request', `Previous response with id '${prev}' not found.`, {
     param: 'previous_response_id',
     code: 'previous_response_not_found',

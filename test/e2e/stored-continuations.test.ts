@@ -170,6 +170,19 @@ describe('previous_response_id through the shared store', () => {
       expect(err.error).toMatchObject({ code: 'previous_response_not_found', param: 'previous_response_id', message: `Previous response with id '${id}' not found.` });
     }
   });
+
+  it('a Responses-only plan forwards ids the gateway never stored, but never another key’s', async () => {
+    const alices = await responsesTurn(h.url, { model: MODELS.responses.alias, input: marker('mine', 1) }, alice);
+    await eventually(() => h.openai.responses.retrieve(alices.id!));
+    const foreign = await responsesTurn(h.url, { model: MODELS.responses.alias, input: marker('theirs', 1), previous_response_id: alices.id }, { apiKey: KEYS[1]!.key });
+    expect(foreign.status).toBe(400);
+    expect(JSON.parse(foreign.text).error.code).toBe('previous_response_not_found');
+    expect(receivedWith(marker('theirs', 1))).toEqual([]);
+    // An id made at OpenAI directly: the upstream gets it as it is.
+    const outside = await responsesTurn(h.url, { model: MODELS.responses.alias, input: marker('outside', 1), previous_response_id: 'resp_made_elsewhere' }, alice);
+    expect(outside.status).toBe(200);
+    expect(upstreamOf('outside', 1).body.previous_response_id).toBe('resp_made_elsewhere');
+  });
 });
 
 describe('OpenAI SDK: retrieve, inputItems.list, delete on answers from other protocols', () => {
