@@ -1,5 +1,6 @@
 // What one `previous_response_id` lookup costs on each backend, without HTTP around it: a stored
-// two-turn conversation (≈600-token corpus) loaded again and again through ResponsesRepository.
+// two-turn conversation (≈600-token corpus) read again and again through ResponsesRepository's
+// loadConversation (what the request path calls), each read right after a fresh save of another one.
 //   node --import tsx bench/micro/state-lookup.ts [--redis redis://127.0.0.1:6379]
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -30,19 +31,19 @@ const record: StoredResponse = {
 async function measure(name: string, store: StateStore, n = 3000): Promise<void> {
   const repo = new ResponsesRepository(store, { ttlMs: 60_000 });
   await repo.save(record);
-  for (let i = 0; i < 300; i++) await repo.load(record.id, record.owner);
+  for (let i = 0; i < 300; i++) await repo.loadConversation(record.id, record.owner);
   const loads: number[] = [];
   const saves: number[] = [];
   for (let i = 0; i < n; i++) {
+    // As in the gateway: the answer before was saved a moment ago, then its continuation is read.
+    const id = `resp_bench_${i}`;
+    const t1 = process.hrtime.bigint();
+    await repo.save({ ...record, id });
+    saves.push(Number(process.hrtime.bigint() - t1) / 1000);
     const t0 = process.hrtime.bigint();
-    const r = await repo.load(record.id, record.owner);
+    const r = await repo.loadConversation(id, record.owner);
     loads.push(Number(process.hrtime.bigint() - t0) / 1000);
     if (!r) throw new Error('lost the record');
-    if (i % 10 === 0) {
-      const t1 = process.hrtime.bigint();
-      await repo.save({ ...record, id: `resp_bench_${i}` });
-      saves.push(Number(process.hrtime.bigint() - t1) / 1000);
-    }
   }
   const l = summarize(loads);
   const s = summarize(saves);

@@ -7,7 +7,7 @@ import type { InboundCodec } from '../codecs/types.js';
 import type { IrRequest, Warning } from '../ir/types.js';
 import type { RequestRecord } from '../observability/request-record.js';
 import type { RoutePlan, RouteTarget } from '../router/model-table.js';
-import type { StoredResponse } from '../responses-store/stored-response.js';
+import type { StoredConversation } from '../responses-store/stored-response.js';
 import type { ReferencedItems } from './referenced-items.js';
 import type { AppContext } from './context.js';
 
@@ -25,7 +25,7 @@ export interface GenerationInit {
   plan: RoutePlan;
   clientGone: AbortController;
   /** The stored response `previous_response_id` named, when the gateway has it. */
-  previous?: StoredResponse;
+  previous?: StoredConversation;
   /** The caller's body before its `item_reference`s were expanded, and where the items came from. */
   callerBody?: Record<string, unknown>;
   references?: ReferencedItems;
@@ -54,7 +54,7 @@ export class Generation {
   /** Aborted when the caller disconnects: lanes abort their upstream request with it. */
   readonly clientGone: AbortController;
   /** The stored previous response (its turns are already at the front of `ir.turns`). */
-  readonly previous: StoredResponse | undefined;
+  readonly previous: StoredConversation | undefined;
   /** The caller's own body (references unexpanded; `body` when it had none). */
   readonly callerBody: Record<string, unknown>;
   readonly references: ReferencedItems | undefined;

@@ -7,7 +7,7 @@
 import { GatewayError } from '../errors.js';
 import type { IrRequest } from '../ir/types.js';
 import type { RoutePlan } from '../router/model-table.js';
-import type { StoredResponse } from '../responses-store/stored-response.js';
+import type { StoredConversation } from '../responses-store/stored-response.js';
 import { StateUnavailableError } from '../state/types.js';
 import type { AppContext } from './context.js';
 import { stateUnavailable } from './state-unavailable.js';
@@ -16,7 +16,7 @@ export interface Continuation {
   /** The request, its turns preceded by the stored conversation when there is one. */
   ir: IrRequest;
   /** The stored previous response, when the gateway has it. */
-  previous?: StoredResponse;
+  previous?: StoredConversation;
 }
 
 /** Re-reads of a miss: the previous answer's save starts after its last byte, possibly in another process. */
@@ -26,7 +26,7 @@ export async function resolvePreviousResponse(ctx: AppContext, ir: IrRequest, pl
   const prev = ir.extras.responses?.previous_response_id;
   if (typeof prev !== 'string' || prev === '') return { ir };
   const responsesOnly = plan.targets.every((t) => t.provider.protocol === 'responses');
-  let record: StoredResponse | undefined;
+  let record: StoredConversation | undefined;
   try {
     record = await load(ctx, prev, owner);
   } catch (err) {
@@ -44,16 +44,16 @@ export async function resolvePreviousResponse(ctx: AppContext, ir: IrRequest, pl
   });
 }
 
-async function load(ctx: AppContext, id: string, owner: string): Promise<StoredResponse | undefined> {
+async function load(ctx: AppContext, id: string, owner: string): Promise<StoredConversation | undefined> {
   const saving = ctx.saver.inFlight(id);
   if (saving?.record) return saving.record.owner === owner ? saving.record : undefined;
   if (saving) await saving.done;
-  const record = await ctx.responses.load(id, owner);
+  const record = await ctx.responses.loadConversation(id, owner);
   if (record) return record;
   // Misses are rare (a typo, an expired or evicted id): waiting a little on them costs nobody else.
   for (const ms of MISS_RECHECK_MS) {
     await new Promise((resolve) => setTimeout(resolve, ms));
-    const again = await ctx.responses.load(id, owner);
+    const again = await ctx.responses.loadConversation(id, owner);
     if (again) return again;
   }
   return undefined;

@@ -7,7 +7,15 @@
 // byte bound; a pointer whose record was evicted resolves to nothing.
 import { RESPONSES_NAMESPACE } from '../state/create-state-store.js';
 import type { StateStore } from '../state/types.js';
-import { decodeStoredResponse, encodeStoredResponse, type Producer, type StoredResponse, type WireItem } from './stored-response.js';
+import {
+  decodeStoredConversation,
+  decodeStoredResponse,
+  encodeStoredResponse,
+  type Producer,
+  type StoredConversation,
+  type StoredResponse,
+  type WireItem,
+} from './stored-response.js';
 
 export interface ListInputItemsParams {
   /** An item id: list the items that follow it in `order`. */
@@ -86,6 +94,14 @@ export class ResponsesRepository {
     if (id.startsWith(ITEM_PREFIX) || id.startsWith(CLAIM_PREFIX)) return undefined;
     const bytes = await this.store.getDoc(RESPONSES_NAMESPACE, id, owner);
     return bytes === undefined ? undefined : decodeStoredResponse(bytes);
+  }
+
+  /** The conversation of a stored response (for `previous_response_id`): the same lookup as `load`,
+   * without decoding the response object and input items a continuation does not use. */
+  async loadConversation(id: string, owner: string): Promise<StoredConversation | undefined> {
+    if (id.startsWith(ITEM_PREFIX) || id.startsWith(CLAIM_PREFIX)) return undefined;
+    const bytes = await this.store.getDoc(RESPONSES_NAMESPACE, id, owner);
+    return bytes === undefined ? undefined : decodeStoredConversation(bytes);
   }
 
   /** True when it existed for this owner and is gone now. */

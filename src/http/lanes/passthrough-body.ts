@@ -5,10 +5,10 @@
 // dropped, so that deployment gets the whole history in one request.
 import { encodeInput } from '../../drivers/openai-responses/encode-input.js';
 import type { RouteTarget } from '../../router/model-table.js';
-import type { StoredResponse } from '../../responses-store/stored-response.js';
+import type { StoredConversation } from '../../responses-store/stored-response.js';
 import { sameDeployment } from '../referenced-items.js';
 
-export function producedBy(previous: StoredResponse, target: RouteTarget): boolean {
+export function producedBy(previous: StoredConversation, target: RouteTarget): boolean {
   return previous.producer !== undefined && sameDeployment(previous.producer, target);
 }
 
@@ -17,7 +17,7 @@ export function producedBy(previous: StoredResponse, target: RouteTarget): boole
  * otherwise a shallow copy with the stored turns as input items. `storedTurns` are the previous
  * conversation only (not this request's input, which the body still carries).
  */
-export function continuationBody(body: Record<string, unknown>, previous: StoredResponse | undefined, target: RouteTarget): Record<string, unknown> {
+export function continuationBody(body: Record<string, unknown>, previous: StoredConversation | undefined, target: RouteTarget): Record<string, unknown> {
   if (!previous || producedBy(previous, target)) return body;
   const history = encodeInput(previous.turns, 'responses', []);
   const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
