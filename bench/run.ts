@@ -31,6 +31,7 @@ import { AUX_BOUND_MARK, buildRows, formatTable, type MemoryProbeSample, type Ra
 import { freePort, startService, stopAll, type Service } from './lib/services.js';
 import { summarize } from './lib/stats.js';
 import { pacedStreams, ttfbLoop, type StreamTarget } from './lib/stream-clients.js';
+import { measureStateBackends, stateRows, STATE_BACKENDS, type StateBackend, type StateRun } from './lib/state-scenario.js';
 
 const REPO = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -50,9 +51,11 @@ const HELP = `usage: node --import tsx bench/run.ts [options]   (npm run bench -
   --pace-ms N           pacing of the paced streams (default 20)
   --paced-streams N     concurrent paced streams (default 1000)
   --lanes a,b           lanes by id: ${LANES.map((l) => l.id).join(', ')}
-  --scenarios a,b       sat-json, sat-stream, rate, ttfb, paced, metrics, log-warn (default all)
+  --scenarios a,b       sat-json, sat-stream, rate, ttfb, paced, metrics, log-warn, state (default all)
                         (metrics: a metrics-off gateway at saturation on two lanes; log-warn: a
-                        gateway with log.level warn, non-streamed saturation on every lane, a second row)
+                        gateway with log.level warn, non-streamed saturation on every lane, a second row;
+                        state: a two-turn previous_response_id conversation per state backend)
+  --state-backends a,b  backends of the state scenario (default memory,file,redis; redis needs redis-server)
   --no-gateway          DIRECT, FLOOR and JSON-FLOOR only
   --no-pin              do not use taskset
   --sut-cpu N           CPU for the system under test (default 0)
@@ -84,6 +87,7 @@ interface Options {
   pacedHoldMs: number;
   lanes: Lane[];
   scenarios: Set<string>;
+  stateBackends: StateBackend[];
   gateway: boolean;
   pin: boolean;
   sutCpu: number;
@@ -117,11 +121,13 @@ function parseOptions(argv: string[]): Options {
   if (laneIds && lanes.length !== laneIds.length) {
     throw new Error(`unknown lane in --lanes ${f.get('lanes')}; known: ${LANES.map((l) => l.id).join(', ')}`);
   }
-  const all = ['sat-json', 'sat-stream', 'rate', 'ttfb', 'paced', 'metrics', 'log-warn'];
+  const all = ['sat-json', 'sat-stream', 'rate', 'ttfb', 'paced', 'metrics', 'log-warn', 'state'];
   // Smoke: every lane through each kind of client once, as fast as possible.
-  const defaults = mode === 'smoke' ? ['sat-json', 'sat-stream', 'ttfb', 'paced'] : all;
+  const defaults = mode === 'smoke' ? ['sat-json', 'sat-stream', 'ttfb', 'paced', 'state'] : all;
   const scenarios = new Set(f.get('scenarios')?.split(',').map((s) => s.trim()) ?? defaults);
   for (const s of scenarios) if (!all.includes(s)) throw new Error(`unknown scenario ${s}; known: ${all.join(', ')}`);
+  const stateBackends = (f.get('state-backends')?.split(',').map((s) => s.trim()) ?? [...STATE_BACKENDS]) as StateBackend[];
+  for (const b of stateBackends) if (!STATE_BACKENDS.includes(b)) throw new Error(`unknown state backend ${b}; known: ${STATE_BACKENDS.join(', ')}`);
   return {
     mode,
     durationS,
@@ -139,6 +145,7 @@ function parseOptions(argv: string[]): Options {
     pacedHoldMs: num('paced-hold-ms', preset.pacedHoldMs),
     lanes,
     scenarios,
+    stateBackends,
     gateway: !f.has('no-gateway'),
     pin: !f.has('no-pin'),
     sutCpu: num('sut-cpu', 0),
@@ -298,7 +305,7 @@ async function main(): Promise<void> {
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const tsx = (script: string, flags: string[]) => ['--import', 'tsx', path.join(REPO, 'bench', script), ...flags];
-  const raw: RawResults = { satJson: {}, satStream: {}, rate: {}, ratePooled: {}, ttfb: {}, ttfbPooled: {}, paced: {}, memory: {}, memoryTimeline: [], memoryPeaks: {}, broken: {} };
+  const raw: RawResults & { state?: StateRun[] } = { satJson: {}, satStream: {}, rate: {}, ratePooled: {}, ttfb: {}, ttfbPooled: {}, paced: {}, memory: {}, memoryTimeline: [], memoryPeaks: {}, broken: {} };
   const notes: string[] = [];
   let exitCode = 0;
 
@@ -621,6 +628,35 @@ async function main(): Promise<void> {
 
     snapshot('after paced streams');
 
+    // ---- a two-turn previous_response_id conversation per state backend (a gateway process each)
+    const stateRuns: StateRun[] = [];
+    if (opts.scenarios.has('state') && gatewayMeasured) {
+      stateRuns.push(
+        ...(await measureStateBackends({
+          backends: opts.stateBackends,
+          main,
+          repo: REPO,
+          tmp,
+          upstream: upstream.origin,
+          pacedUpstream: pacedUpstream.origin,
+          connections: opts.pool,
+          durationS: opts.mode === 'smoke' ? 0.3 : opts.rateDurationS,
+          runs: opts.runs,
+          gate,
+          arrange: (sut, extra) => pinner.arrange(sut, [...allPids, ...extra]),
+          ourPids: [...allPids, process.pid],
+          log,
+          notes,
+        })),
+      );
+      raw.state = stateRuns;
+      const failed = stateRuns.find((r) => r.failures > 0);
+      if (failed) {
+        raw.broken[`state:${failed.backend}`] = `state: ${failed.failures} failures: ${failed.firstFailure}`;
+        exitCode = 1;
+      }
+    }
+
     // ---- memory
     for (const s of services) raw.memory[s.name] = memoryMiB(s.pid);
     for (const s of [systems.gateway, systems.gatewayWarn, systems.gatewayNoMetrics]) {
@@ -645,6 +681,7 @@ async function main(): Promise<void> {
 
     // ---- report
     const rows = buildRows({ raw, lanes: opts.lanes, cellsByLane, pacedConcurrency: opts.pacedStreams, gatewayMeasured, scenarios: opts.scenarios });
+    rows.push(...stateRows(raw.state ?? []));
     const finishedAt = new Date();
     process.stdout.write('\n' + formatTable(rows) + '\n');
     if (rows.some((r) => [r.direct, r.floor, r.gateway].some((v) => v.endsWith(AUX_BOUND_MARK)))) {

@@ -6,6 +6,7 @@ import { AccessService } from './access/access-service.js';
 import type { GatewayConfig } from './config/types.js';
 import { HttpClient } from './drivers/http-client.js';
 import { GatewayError } from './errors.js';
+import { AnswerSaver } from './http/answer-saver.js';
 import { registerAuthHook } from './http/auth-hook.js';
 import type { AppContext } from './http/context.js';
 import { codecForPath, frameworkErrorOptions, installFrameworkErrorHandling } from './http/framework-errors.js';
@@ -18,9 +19,9 @@ import { registerTokenCountRoutes } from './http/routes/token-count-routes.js';
 import { registerUsageRoutes } from './http/routes/usage-routes.js';
 import { createLogger } from './observability/logger.js';
 import { Observability } from './observability/observer.js';
-import { ResponseStore } from './responses-store/response-store.js';
 import { ResponsesRepository } from './responses-store/responses-repository.js';
 import { createStateStore } from './state/create-state-store.js';
+import { shareCircuits } from './router/circuit-sync.js';
 import { DeploymentHealth } from './router/deployment-health.js';
 import { ModelTable } from './router/model-table.js';
 
@@ -44,20 +45,27 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   const health = new DeploymentHealth();
   const obs = new Observability({ metricsEnabled: config.metrics.enabled, logger });
   health.onStateChange = (deployment, state) => obs.recordCircuitState(deployment, state);
-  const stateStore = createStateStore(config);
+  const stateStore = createStateStore(config, { onError: (op) => obs.recordStateError(op) });
   // The access service reads ctx.config on every call, so a reload's keys, limits and prices apply
   // to the next request without rebuilding it.
   const access = new AccessService(stateStore, { config: () => ctx.config });
+  const responses = new ResponsesRepository(stateStore, { ttlMs: config.responsesStore.ttlMs, maxBytes: config.responsesStore.maxBytes });
+  // One process has nothing to share; workers and instances on a shared backend skip a failing
+  // deployment together.
+  const unshare =
+    stateStore.backend === 'memory'
+      ? undefined
+      : shareCircuits(health, stateStore, (err) => logger.warn({ err: obs.safeError(err) }, 'circuit state not shared'));
   const ctx: AppContext = {
     config,
     table: new ModelTable(config, health),
     health,
     http: new HttpClient(),
     obs,
-    store: new ResponseStore(config.responsesStore.maxEntries, config.responsesStore.ttlMs),
     stateStore,
     access,
-    responses: new ResponsesRepository(stateStore, { ttlMs: config.responsesStore.ttlMs, maxBytes: config.responsesStore.maxBytes }),
+    responses,
+    saver: new AnswerSaver(responses, logger, obs),
     logger,
     secrets: collectSecrets(config),
     metricsText: options.metricsText ?? (() => obs.metricsText()),
@@ -93,6 +101,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   registerUsageRoutes(app, ctx);
   app.addHook('onClose', async () => {
     await ctx.http.close();
+    unshare?.();
     await ctx.stateStore.close();
   });
 

@@ -8,6 +8,8 @@ import type { Registry } from 'prom-client';
 import { clusterMetrics, serveWorkerMetrics } from './observability/cluster-metrics.js';
 
 const ASK = 'switchyard:metrics?';
+/** A worker's exit code when its start-up failed for good (main.ts). */
+export const STARTUP_FAILED = 3;
 const ANSWER = 'switchyard:metrics!';
 
 interface MetricsMessage {
@@ -20,6 +22,7 @@ interface MetricsMessage {
 export function runPrimary(workers: number, logger: Logger, graceMs: number): void {
   const metrics = clusterMetrics();
   let closing = false;
+  let exitCode = 0;
   const fork = (): Worker => {
     const worker = cluster.fork();
     worker.on('message', (msg: MetricsMessage) => {
@@ -34,7 +37,17 @@ export function runPrimary(workers: number, logger: Logger, graceMs: number): vo
   for (let i = 0; i < workers; i++) fork();
   cluster.on('exit', (worker, code, signal) => {
     if (closing) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      return;
+    }
+    if (code === STARTUP_FAILED) {
+      // Its start-up cannot succeed (e.g. the state store is unreachable): another would fail the same way.
+      closing = true;
+      exitCode = STARTUP_FAILED;
+      logger.error({ pid: worker.process.pid, code }, 'worker could not start; stopping');
+      each((w) => w.process.kill('SIGTERM'));
+      setTimeout(() => process.exit(exitCode), graceMs + 1000).unref();
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
       return;
     }
     logger.error({ pid: worker.process.pid, code, signal }, 'worker exited; starting another');
@@ -49,7 +62,7 @@ export function runPrimary(workers: number, logger: Logger, graceMs: number): vo
     closing = true;
     logger.info({ signal, workers }, 'shutting down workers');
     each((w) => w.process.kill('SIGTERM'));
-    setTimeout(() => process.exit(1), graceMs + 1000).unref();
+    setTimeout(() => process.exit(exitCode || 1), graceMs + 1000).unref();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

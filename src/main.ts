@@ -3,10 +3,11 @@
 // With --workers N (or SWITCHYARD_WORKERS) a node:cluster primary runs N such processes on one port.
 import cluster from 'node:cluster';
 import { buildApp } from './app.js';
-import { isWorker, runPrimary, serveMetricsToPrimary, workerMetricsText } from './cluster.js';
+import { isWorker, runPrimary, STARTUP_FAILED, serveMetricsToPrimary, workerMetricsText } from './cluster.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { createLogger } from './observability/logger.js';
 import { createConfigReloader } from './config/reload.js';
+import { connectStateStore } from './state/create-state-store.js';
 
 interface Args {
   config?: string;
@@ -33,19 +34,22 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const file = args.config ?? process.env.SWITCHYARD_CONFIG;
   const env = process.env;
-  let config;
-  try {
-    config = loadConfig({ file, env });
-  } catch (err) {
-    process.stderr.write(`switchyard: ${err instanceof ConfigError ? err.message : String(err)}\n`);
-    process.exit(2);
-  }
-  const logger = createLogger(config.logLevel);
   const workers = Number(args.workers ?? process.env.SWITCHYARD_WORKERS ?? 1);
   if (!Number.isInteger(workers) || workers < 1) {
     process.stderr.write(`switchyard: --workers must be a whole number ≥ 1 (got ${args.workers ?? process.env.SWITCHYARD_WORKERS})\n`);
     process.exit(2);
   }
+  // Several workers share one store on disk unless told otherwise: continuations work whichever
+  // worker a request lands on, with nothing to set up.
+  const defaultStateBackend = workers > 1 ? 'file' : 'memory';
+  let config;
+  try {
+    config = loadConfig({ file, env, defaultStateBackend });
+  } catch (err) {
+    process.stderr.write(`switchyard: ${err instanceof ConfigError ? err.message : String(err)}\n`);
+    process.exit(2);
+  }
+  const logger = createLogger(config.logLevel);
   if (workers > 1 && cluster.isPrimary) {
     if (config.authKeys.length === 0) logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
     runPrimary(workers, logger, config.server.shutdownGraceMs);
@@ -56,6 +60,17 @@ async function main(): Promise<void> {
   else if (config.authKeys.length === 0) {
     logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
   }
+  try {
+    await connectStateStore(built.ctx.stateStore, config, (err) =>
+      logger.warn({ backend: config.state.backend, err: err.message }, 'state store unavailable at start-up; starting anyway (state.required: false)'),
+    );
+  } catch (err) {
+    process.stderr.write(`switchyard: ${(err as Error).message}\n`);
+    await built.app.close().catch(() => undefined);
+    // The primary does not restart a worker that exits this way (it would fail the same way).
+    process.exit(STARTUP_FAILED);
+  }
+  logger.info({ backend: config.state.backend, ...(config.state.backend === 'file' ? { path: config.state.path } : {}) }, 'state store ready');
   await built.app.listen({ host: config.server.host, port: config.server.port });
   built.setReady(true);
   const address = built.app.server.address();
@@ -66,7 +81,7 @@ async function main(): Promise<void> {
   );
 
   // Hot reload (config/reload.ts): validate first, swap atomically, keep the running table on error.
-  const reloader = createConfigReloader({ file, env, apply: (next) => built.reload(next), logger });
+  const reloader = createConfigReloader({ file, env, defaultStateBackend, apply: (next) => built.reload(next), logger });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', true));
   reloader.watch();
 

@@ -19,6 +19,9 @@ export interface LoadOptions {
   /** YAML file; undefined = the embedded default. */
   file?: string;
   env: Record<string, string | undefined>;
+  /** The backend when `state.backend` is not set: `file` for several processes (--workers), so
+   * they share one store with no set-up; `memory` otherwise. */
+  defaultStateBackend?: 'memory' | 'file';
 }
 
 export function loadConfig(options: LoadOptions): GatewayConfig {
@@ -42,11 +45,11 @@ export function loadConfig(options: LoadOptions): GatewayConfig {
     source = 'embedded default';
     raw = defaultConfig(options.env);
   }
-  return resolveConfig(raw, source);
+  return resolveConfig(raw, source, options.defaultStateBackend);
 }
 
 /** Validate a parsed (already interpolated) document and resolve defaults. */
-export function resolveConfig(raw: unknown, source: string): GatewayConfig {
+export function resolveConfig(raw: unknown, source: string, defaultStateBackend: 'memory' | 'file' = 'memory'): GatewayConfig {
   if (!checkConfig.Check(raw)) {
     const first = checkConfig.Errors(raw).First();
     const key = first ? pointerToKey(first.path) : '';
@@ -85,7 +88,7 @@ export function resolveConfig(raw: unknown, source: string): GatewayConfig {
 
   const server = cfg.server ?? {};
   const { authKeys, auth } = resolveAuth(cfg.auth);
-  const state = resolveState(cfg.state);
+  const state = resolveState(cfg.state, defaultStateBackend);
   return {
     server: {
       host: server.host ?? '127.0.0.1',
@@ -200,9 +203,10 @@ function describeValue(value: unknown): string {
   return s && s.length < 80 ? ` (got ${s})` : '';
 }
 
-function resolveState(raw: RawConfig['state']): StateConfig {
+function resolveState(raw: RawConfig['state'], defaultBackend: 'memory' | 'file'): StateConfig {
   const s = raw ?? {};
-  const backend = s.backend ?? 'memory';
+  // An explicit `state.url` or `state.key_prefix` still means what it says: the default stays memory.
+  const backend = s.backend ?? (s.url === undefined && s.key_prefix === undefined ? defaultBackend : 'memory');
   const url = s.url ?? '';
   if (backend === 'redis') {
     if (url === '') throw new ConfigError('state.url: required for backend redis (e.g. redis://127.0.0.1:6379)');

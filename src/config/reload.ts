@@ -24,6 +24,8 @@ export interface ConfigReloaderOptions {
   /** The YAML file; undefined = the embedded default (SIGHUP still re-reads the environment). */
   file: string | undefined;
   env: Record<string, string | undefined>;
+  /** As LoadOptions.defaultStateBackend (the same as at start-up). */
+  defaultStateBackend?: 'memory' | 'file';
   /** Installs a validated configuration (BuiltApp.reload). */
   apply(config: GatewayConfig): void;
   logger: ReloadLogger;
@@ -56,7 +58,7 @@ export function createConfigReloader(options: ConfigReloaderOptions): ConfigRelo
     }
     let next: GatewayConfig;
     try {
-      next = loadConfig({ file, env });
+      next = loadConfig({ file, env, defaultStateBackend: options.defaultStateBackend });
       apply(next);
     } catch (err) {
       const error = err instanceof ConfigError || err instanceof Error ? err.message : String(err);

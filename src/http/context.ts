@@ -6,9 +6,9 @@ import type { HttpClient } from '../drivers/http-client.js';
 import type { Observability } from '../observability/observer.js';
 import type { DeploymentHealth } from '../router/deployment-health.js';
 import type { ModelTable } from '../router/model-table.js';
-import type { ResponseStore } from '../responses-store/response-store.js';
 import type { ResponsesRepository } from '../responses-store/responses-repository.js';
 import type { StateStore } from '../state/types.js';
+import type { AnswerSaver } from './answer-saver.js';
 
 export interface AppContext {
   /** Swapped atomically on reload; handlers read it once per request. */
@@ -17,13 +17,14 @@ export interface AppContext {
   health: DeploymentHealth;
   http: HttpClient;
   obs: Observability;
-  store: ResponseStore;
   /** The shared state backend (state.backend); closed with the app. */
   stateStore: StateStore;
   /** Keys' model access, limits, budgets and spend on stateStore (reads ctx.config live). */
   access: AccessService;
   /** Stored Responses on stateStore: GET/DELETE /v1/responses/{id}, input_items, continuations. */
   responses: ResponsesRepository;
+  /** Saves finished Responses answers into `responses` after the caller's last byte. */
+  saver: AnswerSaver;
   logger: Logger;
   /** The /metrics body: this process's registry, or in --workers mode every worker's, merged. */
   metricsText: () => Promise<string>;

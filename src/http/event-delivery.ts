@@ -8,7 +8,7 @@ import type { IrEvent, IrResult } from '../ir/types.js';
 import type { RouteTarget } from '../router/model-table.js';
 import type { Generation } from './generation.js';
 import { SseReply } from './sse-reply.js';
-import { outputItemsOf } from '../responses-store/output-items-of.js';
+import { keepsAnswer, storedAnswer } from './stored-answer.js';
 
 /** A producer of IR events (an upstream stream being decoded, or the in-process demo). */
 export interface EventSource {
@@ -41,7 +41,7 @@ export class EventDelivery {
       this.rejectFn = reject;
     });
     this.encodeCtx = { request: gen.ir, responseId: gen.responseId, createdAt: gen.createdAt, warnings: gen.warnings };
-    this.keepForStore = gen.codec.protocol === 'responses' && gen.ir.extras.responses?.store !== false && gen.ctx.config.responsesStore.maxEntries > 0;
+    this.keepForStore = keepsAnswer(gen);
     if (!gen.ir.stream || this.keepForStore) this.folder = new EventFolder();
   }
 
@@ -166,15 +166,20 @@ export class EventDelivery {
   }
 
   /**
-   * Keep the finished conversation for a later `previous_response_id`, and its output items, as the
-   * caller got them (the stream's terminal event renders what encodeResult does), for `item_reference`.
+   * Keep the finished conversation for a later `previous_response_id`, with its output items as the
+   * caller got them (a stream's terminal event renders what encodeResult does), for `item_reference`.
+   * Built and saved after the caller's last byte.
    */
   private remember(sentBody?: string): void {
     if (!this.keepForStore || !this.folder || this.folder.error || !this.folder.finish) return;
-    const result = this.folder.result();
     const gen = this.gen;
-    const items = outputItemsOf(sentBody ?? gen.codec.encodeResult(result, this.encodeCtx));
-    gen.ctx.store.put(gen.responseId, [...gen.ir.turns, { role: 'assistant', parts: result.content }], undefined, { owner: gen.caller.name, items });
+    const folder = this.folder;
+    const target = this.target;
+    gen.ctx.saver.saveAfter(gen.reply.raw, gen.responseId, gen.requestId, () => {
+      const result = folder.result();
+      const response = JSON.parse(sentBody ?? gen.codec.encodeResult(result, this.encodeCtx)) as Record<string, unknown>;
+      return storedAnswer(gen, target, response, result.content);
+    });
   }
 
   private fail(err: GatewayError): void {

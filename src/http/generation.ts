@@ -8,6 +8,8 @@ import type { InboundCodec } from '../codecs/types.js';
 import type { IrRequest, Warning } from '../ir/types.js';
 import type { RequestRecord } from '../observability/request-record.js';
 import type { RoutePlan, RouteTarget } from '../router/model-table.js';
+import type { StoredConversation } from '../responses-store/stored-response.js';
+import type { ReferencedItems } from './referenced-items.js';
 import type { AppContext } from './context.js';
 
 export interface GenerationInit {
@@ -23,6 +25,11 @@ export interface GenerationInit {
   requestId: string;
   plan: RoutePlan;
   clientGone: AbortController;
+  /** The stored response `previous_response_id` named, when the gateway has it. */
+  previous?: StoredConversation;
+  /** The caller's body before its `item_reference`s were expanded, and where the items came from. */
+  callerBody?: Record<string, unknown>;
+  references?: ReferencedItems;
 }
 
 export class Generation {
@@ -47,6 +54,11 @@ export class Generation {
   readonly plan: RoutePlan;
   /** Aborted when the caller disconnects: lanes abort their upstream request with it. */
   readonly clientGone: AbortController;
+  /** The stored previous response (its turns are already at the front of `ir.turns`). */
+  readonly previous: StoredConversation | undefined;
+  /** The caller's own body (references unexpanded; `body` when it had none). */
+  readonly callerBody: Record<string, unknown>;
+  readonly references: ReferencedItems | undefined;
   /** The deployment of the attempt in progress (set by the entry point around each attempt). */
   attemptTarget: RouteTarget | undefined;
   /** The key's rate-limit headers from admission (request-seams.ts): on every answer; empty without limits. */
@@ -71,6 +83,9 @@ export class Generation {
     this.createdAt = Math.floor(Date.now() / 1000);
     this.plan = init.plan;
     this.clientGone = init.clientGone;
+    this.previous = init.previous;
+    this.callerBody = init.callerBody ?? init.body;
+    this.references = init.references;
     this.attemptTarget = undefined;
   }
 

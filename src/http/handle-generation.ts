@@ -16,8 +16,11 @@ import { runDemoLane } from './lanes/demo-lane.js';
 import { runPassthroughLane } from './lanes/passthrough-lane.js';
 import { runTranslationLane } from './lanes/translation-lane.js';
 import { resolvePreviousResponse } from './previous-response.js';
+import { ReferencedItems } from './referenced-items.js';
 import { requestIdFor, sendError } from './reply-helpers.js';
 import { accountGeneration, admitGeneration, priceGeneration } from './request-seams.js';
+import { stateUnavailable } from './state-unavailable.js';
+import { StateUnavailableError } from '../state/types.js';
 import { identifyCaller, runPreamble } from './route-preamble.js';
 
 export async function handleGeneration(ctx: AppContext, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -37,7 +40,9 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
     rec.keyName = caller.name;
     rec.teamName = caller.team ?? '';
     // Responses `item_reference` inputs become the caller's stored items before decoding.
-    const body = await expandItemReferences(codec.protocol, request.body as Record<string, unknown>, (m) => ctx.table.resolve(m), ctx.store, caller.name);
+    const callerBody = request.body as Record<string, unknown>;
+    const references = new ReferencedItems(ctx.responses);
+    const body = await expandItemReferences(codec.protocol, callerBody, (m) => ctx.table.resolve(m), references, caller.name);
     const pre = runPreamble(
       ctx,
       request,
@@ -53,15 +58,15 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
     rec.modelLabel = pre.plan.label;
     rec.tRouted = performance.now();
     rec.warnings = pre.warnings;
-    const ir = await resolvePreviousResponse(ctx, pre.ir, pre.plan);
+    const { ir, previous } = await resolvePreviousResponse(ctx, pre.ir, pre.plan, pre.caller.name);
     gen = new Generation(
-      { ctx, codec, ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone },
+      { ctx, codec, ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone, previous, callerBody, references },
       newId(codec.responseIdPrefix),
     );
     await admitGeneration(gen);
     await runPlan(gen);
   } catch (err) {
-    const gerr = toGatewayError(err);
+    const gerr = err instanceof StateUnavailableError ? stateUnavailable(ctx, err, 'resolve stored items') : toGatewayError(err);
     rec.errorKind = gerr.kind;
     if (!reply.sent && !reply.raw.headersSent) {
       // A limited key's rate-limit headers go on its refusals and failures too.

@@ -337,6 +337,12 @@ export function createMetrics(options: MetricsOptions = {}) {
     // The state store holds one shared counter; each process saw it at some moment: the latest is the largest.
     aggregator: 'max',
   });
+  const stateErrors = new Counter({
+    name: n('state_errors_total'),
+    help: 'Failed calls to the shared state store (state.backend), by operation.',
+    labelNames: ['op'] as const,
+    registers,
+  });
 
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX });
 
@@ -368,5 +374,6 @@ export function createMetrics(options: MetricsOptions = {}) {
     keyTokens,
     budget,
     budgetSpent,
+    stateErrors,
   };
 }

@@ -37,6 +37,9 @@ export const MAX_TEAM_LABELS = 100;
 const MAX_LOGGED_WARNINGS = 20;
 const MAX_LOGGED_MODEL_LENGTH = 256;
 
+/** The ops StateStore backends report (state/options.ts onError), a fixed label set. */
+const STATE_OPS = new Set(['get', 'put', 'delete', 'admit', 'inspect', 'charge', 'release', 'read_counters', 'publish', 'subscribe', 'ping']);
+
 export class Observability {
   readonly metricsEnabled: boolean;
   private readonly logger: Logger;
@@ -66,6 +69,8 @@ export class Observability {
     this.mask = secretMasker(options.secrets ?? []);
     this.setLabelSets({ models: options.modelLabels, providers: options.providerLabels });
     this.m = options.metricsEnabled ? createMetrics({ processMetrics: options.processMetrics ?? true }) : undefined;
+    // Every op shows as 0 from the start: a healthy store has a flat line, not an empty panel.
+    if (this.m) for (const op of STATE_OPS) this.m.stateErrors.labels(op).inc(0);
   }
 
   // --- configuration (start and reload) ---------------------------------------------------------
@@ -315,6 +320,12 @@ export class Observability {
       this.seeded.add(key);
       this.m.circuitState.labels(provider, model).set(CIRCUIT_STATE_VALUE.closed);
     }
+  }
+
+  /** A call to the shared state store failed (the store's onError, and saves refused for size). */
+  recordStateError(op: string): void {
+    if (!this.m) return;
+    this.m.stateErrors.labels(STATE_OPS.has(op) ? op : 'other').inc();
   }
 
   // --- logging helpers --------------------------------------------------------------------------

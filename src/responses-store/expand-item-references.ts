@@ -4,6 +4,7 @@
 // fallback from OpenAI to another protocol refuses them before that attempt (assertResolvedFor).
 import { GatewayError } from '../errors.js';
 import type { RoutePlan } from '../router/model-table.js';
+import { StateUnavailableError } from '../state/types.js';
 import { isItemReference, resolveItemReferences } from './resolve-item-references.js';
 
 /** The owner of what an open gateway (no keys configured) stores. */
@@ -26,7 +27,14 @@ export async function expandItemReferences(
   // An unknown model keeps its references: the 404 naming the model is the more useful answer.
   const plan = typeof body.model === 'string' ? resolvePlan(body.model) : undefined;
   const forward = plan === undefined || plan.targets.some((t) => t.provider.protocol === 'responses');
-  const input = await resolveItemReferences(body.input, (id) => items.getItem(id, who), forward);
+  // With the store away, a plan that can forward references lets OpenAI resolve them; one that cannot
+  // gets the StateUnavailableError (a 503), not a 400 blaming the caller's ids.
+  const lookup = (id: string) =>
+    items.getItem(id, who).catch((err: unknown) => {
+      if (forward && err instanceof StateUnavailableError) return undefined;
+      throw err;
+    });
+  const input = await resolveItemReferences(body.input, lookup, forward);
   return input === undefined ? body : { ...body, input };
 }
 

@@ -7,7 +7,15 @@
 // byte bound; a pointer whose record was evicted resolves to nothing.
 import { RESPONSES_NAMESPACE } from '../state/create-state-store.js';
 import type { StateStore } from '../state/types.js';
-import { decodeStoredResponse, encodeStoredResponse, type StoredResponse, type WireItem } from './stored-response.js';
+import {
+  decodeStoredConversation,
+  decodeStoredResponse,
+  encodeStoredResponse,
+  type Producer,
+  type StoredConversation,
+  type StoredResponse,
+  type WireItem,
+} from './stored-response.js';
 
 export interface ListInputItemsParams {
   /** An item id: list the items that follow it in `order`. */
@@ -40,6 +48,10 @@ export class UnknownCursorError extends Error {
 }
 
 const ITEM_PREFIX = 'item:';
+/** `claim:<response id>` → its owner, readable by the gateway alone (CLAIM_OWNER is no key's name: key
+ * names cannot be empty), so a miss can tell "never stored" from "another key's". */
+const CLAIM_PREFIX = 'claim:';
+const CLAIM_OWNER = '';
 
 export interface ResponsesRepositoryOptions {
   /** How long a stored response lives. */
@@ -70,7 +82,7 @@ export class ResponsesRepository {
     // Record first, so a pointer never names a record that was not written.
     await this.store.putDoc(RESPONSES_NAMESPACE, record.id, record.owner, encodeStoredResponse(record), ttlMs);
     const target = Buffer.from(record.id);
-    const puts: Promise<void>[] = [];
+    const puts: Promise<void>[] = [this.store.putDoc(RESPONSES_NAMESPACE, CLAIM_PREFIX + record.id, CLAIM_OWNER, Buffer.from(record.owner), ttlMs)];
     for (const item of outputItems(record)) {
       puts.push(this.store.putDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, record.owner, target, ttlMs));
     }
@@ -79,9 +91,17 @@ export class ResponsesRepository {
 
   /** The stored response, or undefined when absent, expired, evicted or another owner's. */
   async load(id: string, owner: string): Promise<StoredResponse | undefined> {
-    if (id.startsWith(ITEM_PREFIX)) return undefined;
+    if (id.startsWith(ITEM_PREFIX) || id.startsWith(CLAIM_PREFIX)) return undefined;
     const bytes = await this.store.getDoc(RESPONSES_NAMESPACE, id, owner);
     return bytes === undefined ? undefined : decodeStoredResponse(bytes);
+  }
+
+  /** The conversation of a stored response (for `previous_response_id`): the same lookup as `load`,
+   * without decoding the response object and input items a continuation does not use. */
+  async loadConversation(id: string, owner: string): Promise<StoredConversation | undefined> {
+    if (id.startsWith(ITEM_PREFIX) || id.startsWith(CLAIM_PREFIX)) return undefined;
+    const bytes = await this.store.getDoc(RESPONSES_NAMESPACE, id, owner);
+    return bytes === undefined ? undefined : decodeStoredConversation(bytes);
   }
 
   /** True when it existed for this owner and is gone now. */
@@ -89,8 +109,18 @@ export class ResponsesRepository {
     const record = await this.load(id, owner);
     if (!record) return false;
     const deleted = await this.store.deleteDoc(RESPONSES_NAMESPACE, id, owner);
-    await Promise.all(outputItems(record).map((item) => this.store.deleteDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, owner)));
+    await Promise.all([
+      ...outputItems(record).map((item) => this.store.deleteDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, owner)),
+      this.store.deleteDoc(RESPONSES_NAMESPACE, CLAIM_PREFIX + id, CLAIM_OWNER),
+    ]);
     return deleted;
+  }
+
+  /** True when `id` is a live stored response of another owner (never its content). For a miss only:
+   * an id this gateway stored for someone else must not be forwarded to an upstream that may know it. */
+  async storedForAnother(id: string, owner: string): Promise<boolean> {
+    const claim = await this.store.getDoc(RESPONSES_NAMESPACE, CLAIM_PREFIX + id, CLAIM_OWNER);
+    return claim !== undefined && Buffer.from(claim).toString() !== owner;
   }
 
   /** One page of the response's input items; undefined when the response is not this owner's. */
@@ -102,10 +132,16 @@ export class ResponsesRepository {
 
   /** A stored OUTPUT item (wire JSON) by its id, for `item_reference` inputs. */
   async getItem(itemId: string, owner: string): Promise<WireItem | undefined> {
+    return (await this.findItem(itemId, owner))?.item;
+  }
+
+  /** The item and the deployment that produced it (which can resolve the reference by itself). */
+  async findItem(itemId: string, owner: string): Promise<{ item: WireItem; producer?: Producer } | undefined> {
     const pointer = await this.store.getDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + itemId, owner);
     if (pointer === undefined) return undefined;
     const record = await this.load(Buffer.from(pointer).toString(), owner);
-    return record ? outputItems(record).find((item) => item.id === itemId) : undefined;
+    const item = record ? outputItems(record).find((i) => i.id === itemId) : undefined;
+    return item ? { item, producer: record!.producer } : undefined;
   }
 }
 

@@ -10,48 +10,91 @@ import type { Turn } from '../ir/types.js';
 /** A Responses wire item (input or output), as JSON. Every stored item has an `id`. */
 export type WireItem = { id: string; type?: string } & Record<string, unknown>;
 
-export interface StoredResponse {
+/** What a continuation needs of a stored response: the conversation and who produced it. */
+export interface StoredConversation {
   /** The response id (`resp_…`). */
   id: string;
   /** The gateway key name that created it (`anonymous` when the gateway is open). */
   owner: string;
   /** Seconds since the epoch, as `response.created_at`. */
   createdAt: number;
+  /** The whole conversation as IR turns, this answer included: what a continuation starts from. */
+  turns: Turn[];
+  /** The deployment that produced the answer: a continuation on that same OpenAI Responses deployment
+   * forwards `previous_response_id` (OpenAI keeps its own state); any other gets the stored turns. */
+  producer?: Producer;
+}
+
+export interface StoredResponse extends StoredConversation {
   /** The Responses response object exactly as returned to the caller. */
   response: Record<string, unknown> & { output?: unknown };
   /** This request's input items in request order, each with an id (what `input_items` lists). */
   inputItems: WireItem[];
-  /** The whole conversation as IR turns, this answer included: what a continuation starts from. */
+}
+
+export interface Producer {
+  provider: string;
+  model: string;
+  protocol: string;
+}
+
+// Two JSON lines: the conversation first, then the response and its input items. A continuation (the
+// lookup in front of a request) parses the first line only; the stored-response routes read both.
+// JSON.stringify never writes a raw newline, so the first one is the boundary. Version 1 was one line.
+const VERSION = 2;
+const NEWLINE = 10;
+
+export function encodeStoredResponse(record: StoredResponse): Buffer {
+  const head = JSON.stringify({ v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, turns: record.turns });
+  const body = JSON.stringify({ response: record.response, input_items: record.inputItems });
+  return Buffer.from(head + '\n' + body);
+}
+
+interface Head {
+  v: number;
+  id: string;
+  owner: string;
+  created_at: number;
+  producer?: Producer;
   turns: Turn[];
 }
 
-const VERSION = 1;
+interface Body {
+  response: StoredResponse['response'];
+  input_items: WireItem[];
+}
 
-export function encodeStoredResponse(record: StoredResponse): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      v: VERSION,
-      id: record.id,
-      owner: record.owner,
-      created_at: record.createdAt,
-      response: record.response,
-      input_items: record.inputItems,
-      turns: record.turns,
-    }),
-  );
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function conversationOf(head: Head): StoredConversation {
+  return { id: head.id, owner: head.owner, createdAt: head.created_at, turns: head.turns, producer: head.producer };
+}
+
+/** The conversation only (no response, no input items): what `previous_response_id` needs. */
+export function decodeStoredConversation(bytes: Uint8Array): StoredConversation | undefined {
+  const buf = asBuffer(bytes);
+  const nl = buf.indexOf(NEWLINE);
+  if (nl < 0) return decodeVersion1(buf);
+  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head;
+  // A record from a newer gateway we cannot read is treated as absent rather than misread.
+  return head.v === VERSION ? conversationOf(head) : undefined;
 }
 
 export function decodeStoredResponse(bytes: Uint8Array): StoredResponse | undefined {
-  const raw = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as {
-    v: number;
-    id: string;
-    owner: string;
-    created_at: number;
-    response: StoredResponse['response'];
-    input_items: WireItem[];
-    turns: Turn[];
-  };
-  // A record from a newer gateway we cannot read is treated as absent rather than misread.
-  if (raw.v !== VERSION) return undefined;
-  return { id: raw.id, owner: raw.owner, createdAt: raw.created_at, response: raw.response, inputItems: raw.input_items, turns: raw.turns };
+  const buf = asBuffer(bytes);
+  const nl = buf.indexOf(NEWLINE);
+  if (nl < 0) return decodeVersion1(buf);
+  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head;
+  if (head.v !== VERSION) return undefined;
+  const body = JSON.parse(buf.toString('utf8', nl + 1)) as Body;
+  return { ...conversationOf(head), response: body.response, inputItems: body.input_items };
+}
+
+/** Records written before the two-line layout (one JSON object). */
+function decodeVersion1(buf: Buffer): StoredResponse | undefined {
+  const raw = JSON.parse(buf.toString('utf8')) as Head & Body;
+  if (raw.v !== 1) return undefined;
+  return { ...conversationOf(raw), response: raw.response, inputItems: raw.input_items };
 }

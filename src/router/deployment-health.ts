@@ -5,6 +5,9 @@ import type { CooldownPolicy } from '../config/types.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
+/** A circuit opened (for `openMs`, after `trips` trips in a row) or closed, as processes share it. */
+export type CircuitChange = { deployment: string; state: 'open'; openMs: number; trips: number } | { deployment: string; state: 'closed' };
+
 interface Entry {
   inFlight: number;
   failures: number[];
@@ -18,6 +21,8 @@ export class DeploymentHealth {
   private readonly entries = new Map<string, Entry>();
   /** Called on every state change (metrics). */
   onStateChange: ((deployment: string, state: CircuitState) => void) | undefined;
+  /** Called when this process opens or closes a circuit (not for remote ones): circuit-sync.ts shares it. */
+  onLocalTransition: ((change: CircuitChange) => void) | undefined;
 
   private entry(deployment: string): Entry {
     let e = this.entries.get(deployment);
@@ -76,7 +81,28 @@ export class DeploymentHealth {
     if (e.state !== 'closed') {
       e.trips = 0;
       this.setState(deployment, e, 'closed');
+      this.onLocalTransition?.({ deployment, state: 'closed' });
     }
+  }
+
+  /**
+   * Another process opened or closed this deployment's circuit: take its state as ours. An open one
+   * lasts the remaining time it reports (a relative time: instances' clocks may differ); requests in
+   * flight here finish as they would after a local trip.
+   */
+  applyRemote(change: CircuitChange, now = Date.now()): void {
+    const e = this.entry(change.deployment);
+    e.failures.length = 0;
+    e.probing = false;
+    if (change.state === 'open') {
+      e.trips = Math.max(e.trips, change.trips);
+      e.openUntil = Math.max(e.state === 'open' ? e.openUntil : 0, now + change.openMs);
+      if (e.state !== 'open') this.setState(change.deployment, e, 'open');
+      return;
+    }
+    if (e.state === 'closed') return;
+    e.trips = 0;
+    this.setState(change.deployment, e, 'closed');
   }
 
   failure(deployment: string, policy: CooldownPolicy, now = Date.now()): void {
@@ -97,8 +123,10 @@ export class DeploymentHealth {
   private trip(deployment: string, e: Entry, policy: CooldownPolicy, now: number): void {
     e.trips++;
     e.failures.length = 0;
-    e.openUntil = now + Math.min(policy.cooldownMs * 2 ** (e.trips - 1), policy.maxCooldownMs);
+    const openMs = Math.min(policy.cooldownMs * 2 ** (e.trips - 1), policy.maxCooldownMs);
+    e.openUntil = now + openMs;
     this.setState(deployment, e, 'open');
+    this.onLocalTransition?.({ deployment, state: 'open', openMs, trips: e.trips });
   }
 
   private setState(deployment: string, e: Entry, state: CircuitState): void {

@@ -15,6 +15,8 @@ import { MessagesRelay } from './messages-relay.js';
 import type { Relay } from './relay.js';
 import { ResponsesRelay } from './responses-relay.js';
 import { callUpstream } from './upstream-call.js';
+import { continuationBody } from './passthrough-body.js';
+import { keepsAnswer, storedAnswer } from '../stored-answer.js';
 
 /** The relay of each front-door protocol; failure frames classified by the upstream's driver. */
 const RELAYS: Record<Generation['codec']['protocol'], (gen: Generation, rewriteModel: boolean, driver: Driver) => Relay> = {
@@ -33,7 +35,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
   gen.rec.warnings = gen.warnings;
   const settings = target.target;
   const encoded = driver.passthroughRequest(
-    gen.body,
+    continuationBody(forwardedBody(gen, target), gen.previous, target),
     driverTarget(provider, target.model, driver.forwardedHeaders(gen.request.headers, protocol)),
     settings.defaults,
     settings.overrides,
@@ -58,6 +60,8 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     gen.commit();
     rec.status = 200;
     gen.reply.code(200).headers(gen.baseHeaders(target)).type('application/json').send(text);
+    // `obj` is the answer as sent (relay.result rewrote its model in place when it had to).
+    if (keepsAnswer(gen) && obj.status !== 'failed') keepAnswer(gen, target, driver, obj);
     return;
   }
 
@@ -135,6 +139,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
         sse.write(relay.closingFrames(new GatewayError('api_error', 'upstream stream ended before its terminal event')));
       }
       sse.end();
+      if (relay.finalResponse && keepsAnswer(gen)) keepAnswer(gen, target, driver, relay.finalResponse);
       settle();
     });
     body.on('error', (err) => {
@@ -156,4 +161,16 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
       settle();
     });
   });
+}
+
+/** Saves a Responses answer after the caller's last byte; its IR turns come from the driver's decoder,
+ * so a continuation on another protocol can carry this answer too. */
+function keepAnswer(gen: Generation, target: RouteTarget, driver: Driver, response: Record<string, unknown>): void {
+  const id = typeof response.id === 'string' ? response.id : gen.responseId;
+  gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () => storedAnswer(gen, target, response, driver.decodeResult(response, gen.ir).content));
+}
+
+/** The caller's references as they were for the OpenAI deployment that produced every item they name. */
+function forwardedBody(gen: Generation, target: RouteTarget): Record<string, unknown> {
+  return gen.callerBody !== gen.body && gen.references?.allProducedBy(target) ? gen.callerBody : gen.body;
 }

@@ -13,6 +13,8 @@ export interface Relay {
   readonly finished: boolean;
   /** The frames that close a stream cut short (Messages: error; Responses: error + response.failed). */
   closingFrames(err: GatewayError): string;
+  /** Responses: the `response` of the terminal completed/incomplete frame (what the store keeps). */
+  readonly finalResponse?: Record<string, unknown>;
   /** A non-streamed answer's body: read usage and the finish; rewrite `model` when asked. Returns the
    * text to send (the upstream's own when nothing changed). */
   result(text: string, obj: Record<string, unknown>): string;

@@ -16,6 +16,7 @@ const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response
 
 export class ResponsesRelay implements Relay {
   finished = false;
+  finalResponse: Record<string, unknown> | undefined;
   private frames = 0;
   private snapshot: Record<string, unknown> | undefined;
   /** Finished items' frames, unparsed: read only if the stream is cut short (closingFrames). */
@@ -53,7 +54,10 @@ export class ResponsesRelay implements Relay {
           this.finished = true;
           this.rec.usage = responsesUsage(r.usage as never);
           if (type === 'response.failed') this.rec.errorKind = this.classify(data).kind;
-          else this.rec.finishReason = type === 'response.completed' ? 'completed' : `incomplete:${(r.incomplete_details as { reason?: string } | null)?.reason ?? ''}`;
+          else {
+            this.finalResponse = r;
+            this.rec.finishReason = type === 'response.completed' ? 'completed' : `incomplete:${(r.incomplete_details as { reason?: string } | null)?.reason ?? ''}`;
+          }
         }
       }
     } else if (type === 'response.output_item.done') {

@@ -9,6 +9,7 @@ import { StateUnavailableError } from '../../state/types.js';
 import { identifyCaller } from '../route-preamble.js';
 import type { AppContext } from '../context.js';
 import { requestIdFor, sendError } from '../reply-helpers.js';
+import { stateUnavailable } from '../state-unavailable.js';
 
 type IdRequest = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | string[] | undefined> }>;
 
@@ -55,11 +56,7 @@ function sendJson(reply: FastifyReply, requestId: string, body: unknown): void {
 }
 
 function failure(ctx: AppContext, err: unknown): GatewayError {
-  if (err instanceof StateUnavailableError) {
-    // The detail (backend address, cause) goes to the log, not to the caller.
-    ctx.logger.warn({ op: err.op, err: err.message }, 'state store unavailable');
-    return new GatewayError('overloaded', `state store unavailable: cannot ${err.op === 'delete' ? 'delete' : 'read'} stored responses right now; retry shortly`);
-  }
+  if (err instanceof StateUnavailableError) return stateUnavailable(ctx, err, `${err.op === 'delete' ? 'delete' : 'read'} stored responses`);
   if (err instanceof UnknownCursorError) return new GatewayError('invalid_request', err.message, { param: err.param });
   return toGatewayError(err);
 }

@@ -335,3 +335,20 @@ describe('exposition', () => {
     }
   });
 });
+
+describe('state store errors', () => {
+  it('every op starts at 0; failures count per op; an op outside the fixed set is "other"', async () => {
+    const { obs } = newObs();
+    const before = await samples(obs, 'switchyard_state_errors_total');
+    expect(before.length).toBe(11);
+    expect(before.every((s) => s.value === 0)).toBe(true);
+    obs.recordStateError('get');
+    obs.recordStateError('get');
+    obs.recordStateError('put');
+    obs.recordStateError('made-up');
+    const after = await samples(obs, 'switchyard_state_errors_total');
+    expect(valueOf(after, { op: 'get' })).toBe(2);
+    expect(valueOf(after, { op: 'put' })).toBe(1);
+    expect(valueOf(after, { op: 'other' })).toBe(1);
+  });
+});

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors.js';
 import { assertResolvedFor, expandItemReferences } from '../../../src/responses-store/expand-item-references.js';
 import { isItemReference, resolveItemReferences } from '../../../src/responses-store/resolve-item-references.js';
-import { ResponseStore } from '../../../src/responses-store/response-store.js';
+import { ResponsesRepository } from '../../../src/responses-store/responses-repository.js';
+import type { StoredResponse } from '../../../src/responses-store/stored-response.js';
+import { MemoryStateStore } from '../../../src/state/memory-store.js';
+import { StateUnavailableError } from '../../../src/state/types.js';
 import type { RoutePlan } from '../../../src/router/model-table.js';
 
 const msg = { id: 'msg_a_0', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'hi', annotations: [] }] };
@@ -58,27 +61,14 @@ describe('resolveItemReferences', () => {
   });
 });
 
-describe('ResponseStore items', () => {
-  it('by id and owner; another owner gets nothing; items leave with their response (TTL, eviction)', async () => {
-    const store = new ResponseStore(2, 1000);
-    store.put('resp_a', [], 0, { owner: 'alice', items: [msg, call] });
-    expect(await store.getItem('msg_a_0', 'alice', 10)).toEqual(msg);
-    expect(await store.getItem('msg_a_0', 'bob', 10)).toBeUndefined();
-    expect(await store.getItem('msg_a_0', 'alice', 1000)).toBeUndefined();
-    store.put('resp_a', [], 2000, { owner: 'alice', items: [msg] });
-    store.put('resp_b', [], 2001, { owner: 'alice', items: [{ ...call, id: 'fc_b_0' }] });
-    store.put('resp_c', [], 2002, { owner: 'alice', items: [] });
-    expect(await store.getItem('msg_a_0', 'alice', 2003)).toBeUndefined();
-    expect(await store.getItem('fc_b_0', 'alice', 2003)).toMatchObject({ call_id: 'call_1' });
-  });
-});
-
 describe('expandItemReferences', () => {
   const plan = (...protocols: string[]): RoutePlan => ({ label: 'm', targets: protocols.map((protocol) => ({ provider: { protocol } }) as never) });
-  const store = new ResponseStore(10, 60_000);
-  store.put('resp_a', [], Date.now(), { owner: 'alice', items: [msg] });
+  const store = new ResponsesRepository(new MemoryStateStore(), { ttlMs: 60_000 });
+  const record: StoredResponse = { id: 'resp_a', owner: 'alice', createdAt: 0, response: { id: 'resp_a', output: [msg] }, inputItems: [], turns: [] };
+  const saved = store.save(record);
 
   it('other doors and bodies without references come back as they are', async () => {
+    await saved;
     const body = { model: 'm', input: [{ role: 'user', content: 'a' }] };
     expect(await expandItemReferences('responses', body, () => plan('messages'), store, 'alice')).toBe(body);
     const refs = { model: 'm', messages: [], input: [{ id: 'x' }] };
@@ -94,6 +84,13 @@ describe('expandItemReferences', () => {
     }
     // Another key does not see alice's item.
     await expect(expandItemReferences('responses', body, () => plan('messages'), store, 'bob')).rejects.toMatchObject({ param: 'input[0]' });
+  });
+
+  it('the state store away: a plan that can forward keeps the references; one that cannot rejects with StateUnavailableError (a 503, not a 400)', async () => {
+    const down = { getItem: () => Promise.reject(new StateUnavailableError('get', 'state store unavailable (test)')) };
+    const body = { model: 'm', input: [{ type: 'item_reference', id: 'msg_a_0' }] };
+    expect((await expandItemReferences('responses', body, () => plan('responses', 'messages'), down, 'alice')).input).toEqual(body.input);
+    await expect(expandItemReferences('responses', body, () => plan('messages'), down, 'alice')).rejects.toBeInstanceOf(StateUnavailableError);
   });
 
   it('assertResolvedFor: a kept reference stops an attempt on another protocol, naming it and the provider', () => {

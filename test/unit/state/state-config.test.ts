@@ -19,6 +19,15 @@ describe('state config', () => {
     expect(resolve({ state: { backend: 'redis', url: 'redis://127.0.0.1:6379' } }).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
   });
 
+  it('several workers (defaultStateBackend file) default to the file backend; a configured backend wins', () => {
+    const several = (extra: Record<string, unknown>) => resolveConfig({ ...base, ...extra }, 'test', 'file');
+    expect(several({}).state).toMatchObject({ backend: 'file', path: './.switchyard/state' });
+    expect(several({}).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
+    expect(several({ state: { path: './elsewhere' } }).state).toMatchObject({ backend: 'file', path: './elsewhere' });
+    expect(several({ state: { backend: 'memory' } }).state.backend).toBe('memory');
+    expect(several({ state: { backend: 'redis', url: 'redis://127.0.0.1:6379' } }).state.backend).toBe('redis');
+  });
+
   it('keeps accepting max_entries; max_entries: 0 still switches storing off unless max_bytes is given', () => {
     expect(resolve({ responses_store: { max_entries: 10 } }).responsesStore).toMatchObject({ maxEntries: 10, maxBytes: 64 * 1024 * 1024 });
     expect(resolve({ responses_store: { max_entries: 0 } }).responsesStore.maxBytes).toBe(0);

@@ -1,0 +1,96 @@
+// Stores finished Responses-door answers in the shared store once the caller has its last byte: the
+// record is built (the one parse of the answer) and written off the request's path, so a slow or
+// absent store never delays a reply. A failed save is a warning and a count, never the caller's problem.
+//
+// A continuation can arrive before the save has landed (the caller reads the answer and sends the
+// next turn at once): saves of this process are tracked, so a lookup here takes the record being
+// saved (or waits for the save when the record is not built yet) instead of missing it.
+import type { ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Observability } from '../observability/observer.js';
+import type { ResponsesRepository } from '../responses-store/responses-repository.js';
+import type { StoredResponse } from '../responses-store/stored-response.js';
+import { StateUnavailableError } from '../state/types.js';
+
+/** A save of this process that has not landed yet. */
+export interface SaveInFlight {
+  /** Set once built (right after the last byte). */
+  record?: StoredResponse;
+  done: Promise<void>;
+}
+
+export class AnswerSaver {
+  private readonly pending = new Map<string, SaveInFlight>();
+
+  constructor(
+    private readonly repo: ResponsesRepository,
+    private readonly logger: Logger,
+    private readonly obs: Observability,
+  ) {}
+
+  get enabled(): boolean {
+    return this.repo.enabled;
+  }
+
+  /**
+   * Once `res` has been given its last byte, builds the record and saves it. Never throws. When the caller
+   * left before the end, nothing is saved (it never got the answer whose id it would continue from).
+   */
+  saveAfter(res: ServerResponse, id: string, requestId: string, build: () => StoredResponse | undefined): void {
+    if (!this.repo.enabled) return;
+    let done!: () => void;
+    const tracked: SaveInFlight = { done: new Promise<void>((resolve) => (done = resolve)) };
+    this.pending.set(id, tracked);
+    const finish = () => {
+      if (this.pending.get(id) === tracked) this.pending.delete(id);
+      done();
+    };
+    const run = () => {
+      let record: StoredResponse | undefined;
+      try {
+        record = build();
+      } catch (err) {
+        this.failed(requestId, id, err);
+        finish();
+        return;
+      }
+      if (!record) {
+        finish();
+        return;
+      }
+      tracked.record = record;
+      this.repo.save(record).then(finish, (err: unknown) => {
+        this.failed(requestId, id, err);
+        finish();
+      });
+    };
+    // end() has handed the last bytes to the socket: the reply is not waiting for anything of ours,
+    // and starting now (not a turn later) narrows the window in which a fast client's next turn,
+    // landing on another process, could look for this answer before it is stored.
+    if (res.writableEnded) {
+      run();
+      return;
+    }
+    const onFinish = () => {
+      res.off('close', onClose);
+      run();
+    };
+    const onClose = () => {
+      res.off('finish', onFinish);
+      if (!res.writableFinished) finish();
+    };
+    res.once('finish', onFinish);
+    res.once('close', onClose);
+  }
+
+  /** This process's save of `id`, while it has not landed. */
+  inFlight(id: string): SaveInFlight | undefined {
+    return this.pending.get(id);
+  }
+
+  private failed(requestId: string, id: string, err: unknown): void {
+    // A backend failure was counted by the store itself (its onError); count the others here.
+    if (!(err instanceof StateUnavailableError)) this.obs.recordStateError('put');
+    this.logger.warn({ requestId, responseId: id, err: this.obs.safeError(err) }, 'stored response not saved');
+  }
+}

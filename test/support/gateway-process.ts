@@ -1,0 +1,77 @@
+// The real gateway as a child process (`node --import tsx src/main.ts`, as `npm start` runs it), on a
+// free loopback port, with a config written to a temp dir. Stopped by its own pid only.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface GatewayProcess {
+  url: string;
+  port: number;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM, then the exit code (SIGKILL after `graceMs`). */
+  stop(graceMs?: number): Promise<number | null>;
+  /** Resolves with the exit code once it exits by itself (start-up failures). */
+  exited: Promise<number | null>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a gateway with `config` (JSON is YAML) and waits for /healthz, unless `wait` is false. */
+export async function startGatewayProcess(
+  config: Record<string, unknown>,
+  options: { workers?: number; port?: number; wait?: boolean; readyMs?: number } = {},
+): Promise<GatewayProcess> {
+  const port = options.port ?? (await freePort());
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-proc-'));
+  const file = join(dir, 'config.yaml');
+  const server = { ...(config.server as object | undefined), host: '127.0.0.1', port };
+  writeFileSync(file, JSON.stringify({ log: { level: 'warn' }, ...config, server }));
+  const args = ['--import', 'tsx', 'src/main.ts', '--config', file];
+  if (options.workers) args.push('--workers', String(options.workers));
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const proc: GatewayProcess = {
+    url,
+    port,
+    output: () => out,
+    exited,
+    async stop(graceMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+  if (options.wait === false) return proc;
+  const until = Date.now() + (options.readyMs ?? 30_000);
+  let done = false;
+  void exited.then(() => (done = true));
+  while (Date.now() < until && !done) {
+    try {
+      if ((await fetch(url + '/healthz', { signal: AbortSignal.timeout(1000) })).ok) return proc;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await proc.stop();
+  throw new Error(`gateway on port ${port} did not become ready: ${out.slice(-2000)}`);
+}
