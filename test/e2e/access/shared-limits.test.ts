@@ -187,23 +187,30 @@ describe.skipIf(!HAVE_REDIS)('limits shared over Redis by two instances and a --
   it('tpm 100: stops within one answer (21 tokens) of the limit, whichever instance answered', async () => {
     const statuses: number[] = [];
     for (let n = 0; n < 8; n++) statuses.push((await call(n, KEYS.tpm)).status);
-    // 0, 21, 42, 63, 84 tokens used before each: admitted; 105 ≥ 100: refused, and stays refused.
-    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    // 0, 21, 42, 63, 84 tokens used before each: admitted; 105 ≥ 100: refused, and stays refused. Tokens are
+    // debited after the caller's last byte, so a next request that overtakes the debit may pass: one answer's worth.
+    const firstRefused = statuses.indexOf(429);
+    expect([5, 6]).toContain(firstRefused);
+    expect(statuses).toEqual([...Array(firstRefused).fill(200), ...Array(8 - firstRefused).fill(429)]);
   }, 60_000);
 
   it('a budget stops the key within one answer of its amount, across instances', async () => {
     const answers: Answer[] = [];
     for (let n = 0; n < 6; n++) answers.push(await call(n, KEYS.budget));
-    // $0.0005 at $0.000171 an answer: spent 0, 171, 342 µUSD are under; 513 is not.
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 402, 402, 402]);
-    const refusal = JSON.parse(answers[3]!.body);
+    // $0.0005 at $0.000171 an answer: spent 0, 171, 342 µUSD are under; 513 is not. Spend is charged after the
+    // caller's last byte, so a next request that overtakes the charge may pass: one answer's worth.
+    const statuses = answers.map((a) => a.status);
+    const firstRefused = statuses.indexOf(402);
+    expect([3, 4]).toContain(firstRefused);
+    expect(statuses).toEqual([...Array(firstRefused).fill(200), ...Array(6 - firstRefused).fill(402)]);
+    const refusal = JSON.parse(answers[firstRefused]!.body);
     expect(refusal.error.type).toBe('billing_error');
-    expect(refusal.error.message).toMatch(/^the daily budget of key "budget" \(\$0\.0005\) is used up \(spent \$0\.000513\); it resets at /);
+    expect(refusal.error.message).toMatch(/^the daily budget of key "budget" \(\$0\.0005\) is used up \(spent \$0\.000(513|684)\); it resets at /);
     // Every instance reports the same shared spend.
     for (const i of instances) {
       const usage = await fetch(i.url + '/v1/usage', { headers: { 'x-api-key': KEYS.budget }, signal: AbortSignal.timeout(10_000) });
       const body = (await usage.json()) as { spend: { scope: string; usd: number }[] };
-      expect(body.spend.find((s) => s.scope === 'key')!.usd).toBeCloseTo(0.000513, 9);
+      expect(body.spend.find((s) => s.scope === 'key')!.usd).toBeCloseTo(0.000171 * firstRefused, 9);
     }
   }, 60_000);
 });
