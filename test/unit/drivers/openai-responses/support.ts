@@ -1,33 +1,16 @@
 // Shared by the Responses driver tests: an IR request builder, a target, and a fixture decoder that
 // runs raw bytes through the real SSE parser and the driver's event decoder.
-import { readFileSync } from 'node:fs';
-import { SseParser } from '../../../../src/drivers/sse-parser.js';
 import { responsesDriver } from '../../../../src/drivers/openai-responses/index.js';
 import type { DriverTarget } from '../../../../src/drivers/types.js';
 import type { IrEvent, IrRequest } from '../../../../src/ir/types.js';
+import { decodeWith, irRequest, upstreamFixtures } from '../driver-support.js';
 
-const FIXTURES = new URL('../../../fixtures/upstream/openai-responses/', import.meta.url);
-
-export function fixtureBytes(name: string): Buffer {
-  return readFileSync(new URL(name, FIXTURES));
-}
-
-export function fixtureJson(name: string): unknown {
-  return JSON.parse(fixtureBytes(name).toString('utf8'));
-}
+const FIXTURES = upstreamFixtures('openai-responses');
+export const fixtureBytes = FIXTURES.bytes;
+export const fixtureJson = FIXTURES.json;
 
 export function request(over: Partial<IrRequest> = {}): IrRequest {
-  return {
-    model: 'alias',
-    system: [],
-    turns: [{ role: 'user', parts: [{ type: 'text', text: 'Hi' }] }],
-    tools: [],
-    stopSequences: [],
-    stream: true,
-    sourceProtocol: 'messages',
-    extras: {},
-    ...over,
-  };
+  return irRequest({ model: 'alias', sourceProtocol: 'messages' }, over);
 }
 
 export const target: DriverTarget = {
@@ -39,13 +22,7 @@ export const target: DriverTarget = {
 
 /** Bytes (in the given chunks) → IR events, through SseParser and the driver's decoder, ending both. */
 export function decodeChunks(chunks: readonly Uint8Array[], req: IrRequest = request()): IrEvent[] {
-  const events: IrEvent[] = [];
-  const decoder = responsesDriver.createEventDecoder(req, (ev) => events.push(ev));
-  const parser = new SseParser((frame) => decoder.frame(frame));
-  for (const chunk of chunks) parser.push(chunk);
-  parser.end();
-  decoder.end();
-  return events;
+  return decodeWith(responsesDriver, req, chunks);
 }
 
 /** Offsets at which splitting the bytes in two changes the decoded events (expected: none). */
