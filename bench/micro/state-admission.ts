@@ -33,6 +33,9 @@ async function oneRequest(store: StateStore): Promise<void> {
   const plan = admissionPlan(caller, now, 30 * 60_000);
   const r = await store.admit(plan.checks);
   if (!r.ok) throw new Error('refused');
+  // The answer comes back in a later event-loop turn, as from a real upstream (lmdb-js, for one, does
+  // per-turn work that a loop of bare promises would never trigger).
+  await new Promise(setImmediate);
   await store.settle(settlementCharges(caller, { tokens: 120, costMicros: 1234, modelAlias: 'm' }, now), r.leases);
 }
 

@@ -69,6 +69,8 @@ export class FileStateStore implements StateStore {
   private readonly onError: StoreOptions['onError'];
   /** Limit calls waiting for this turn's shared write transaction (see `enqueue`). */
   private pending: PendingCall[] = [];
+  /** A limit call ran in this event-loop turn: later ones of the turn wait for `endTurn`. */
+  private turnOpen = false;
   private readonly cache = new Map<string, CachedRecord>();
 
   constructor(options: FileStoreOptions) {
@@ -111,25 +113,37 @@ export class FileStateStore implements StateStore {
   }
 
   /**
-   * Limit calls (admit, charge, release, settle) of one event-loop turn share one LMDB write
-   * transaction, run on setImmediate: the calls are still evaluated one by one in arrival order
-   * against the records as the previous call left them, so the result is exactly that of one
-   * transaction per call; what is saved is the per-transaction cost and, through the record cache,
-   * the decode and encode of records several calls touch (at saturation, every call's key).
-   * A failed transaction fails every call of its batch (none of them is committed).
+   * Limit calls (admit, charge, release, settle): the first of an event-loop turn runs at once in its
+   * own write transaction (no added latency when traffic is light); the ones arriving later in the
+   * same turn share one transaction, run on setImmediate. Either way calls are evaluated one by one in
+   * arrival order against the records as the previous call left them, so the result is exactly that
+   * of one transaction per call; what a batch saves under load is the per-transaction cost and,
+   * through the record cache, the decode and encode of records several calls touch (at saturation,
+   * every call's key). A failed transaction fails every call of its batch (none is committed).
    */
   private enqueue<T>(op: string, fn: (now: number) => T): Promise<T> {
     if (this.closed) return Promise.reject(this.unavailable(op, new Error('closed')));
     return new Promise<T>((resolve, reject) => {
-      if (this.pending.length === 0) setImmediate(() => this.flush());
-      this.pending.push({ op, fn, resolve: resolve as (v: unknown) => void, reject });
+      const call: PendingCall = { op, fn, resolve: resolve as (v: unknown) => void, reject };
+      if (!this.turnOpen) {
+        this.turnOpen = true;
+        setImmediate(this.endTurn);
+        this.flush([call]);
+      } else {
+        this.pending.push(call);
+      }
     });
   }
 
-  private flush(): void {
+  private readonly endTurn = (): void => {
+    this.turnOpen = false;
+    if (this.pending.length === 0) return;
     const batch = this.pending;
-    if (batch.length === 0) return;
     this.pending = [];
+    this.flush(batch);
+  };
+
+  private flush(batch: PendingCall[]): void {
     if (this.closed) {
       for (const call of batch) call.reject(this.unavailable(call.op, new Error('closed')));
       return;
@@ -352,7 +366,7 @@ export class FileStateStore implements StateStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flush(); // calls already accepted are committed, not dropped
+    this.endTurn(); // calls already accepted are committed, not dropped
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.subs.clear();
