@@ -138,7 +138,8 @@ export class RedisStateStore implements StateStore {
   }
 
   private limitKey(kind: 'window' | 'counter' | 'concurrency', key: string): string {
-    return `${this.prefix}${kind === 'window' ? 'w' : kind === 'counter' ? 'c' : 'l'}:${key}`;
+    // Windows are packed strings under `wp:` (they were hashes under `w:`, which simply expire).
+    return `${this.prefix}${kind === 'window' ? 'wp' : kind === 'counter' ? 'c' : 'l'}:${key}`;
   }
 
   private async runAdmit(op: string, checks: readonly AdmissionCheck[], charge: boolean): Promise<AdmissionResult> {
