@@ -2,9 +2,9 @@
 // script (redis-scripts.ts), so limits are exact across instances; the clock is the server's TIME.
 // Every call is bounded (commandTimeout); while Redis is away calls reject with
 // StateUnavailableError instead of queueing, and ioredis reconnects in the background.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { bucketMs } from './admission-logic.js';
+import { bucketMs, newLeaseId } from './admission-logic.js';
 import { DELETE_DOC, LIMITS, PUT_DOC } from './redis-scripts.js';
 import { documentBytes, namespaceBounds, tooLarge, type StoreOptions } from './options.js';
 import { StateUnavailableError, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type StateStore } from './types.js';
@@ -197,7 +197,7 @@ export class RedisStateStore implements StateStore {
         case 'counter':
           return { k: 'c', l: c.limit };
         case 'concurrency': {
-          const id = randomBytes(9).toString('base64url');
+          const id = newLeaseId();
           leases.push({ key: c.key, id });
           return { k: 'l', l: c.limit, m: c.leaseMs, id };
         }
