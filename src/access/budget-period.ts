@@ -18,7 +18,20 @@ const GRACE_MS = 3_600_000;
 /** `total` counters: effectively forever, but a finite TTL every backend accepts. */
 const TOTAL_TTL_MS = 3650 * DAY_MS;
 
+/** The last window computed per period: every request asks 2–4 times, and it changes once a day at most. */
+const lastWindow = new Map<BudgetPeriod, PeriodWindow>();
+
 export function periodWindow(period: BudgetPeriod, nowMs: number): PeriodWindow {
+  const last = lastWindow.get(period);
+  if (last !== undefined && last.resetMs !== undefined && nowMs >= last.startMs && nowMs < last.resetMs) {
+    return { suffix: last.suffix, startMs: last.startMs, resetMs: last.resetMs, ttlMs: last.resetMs - nowMs + GRACE_MS };
+  }
+  const window = computeWindow(period, nowMs);
+  lastWindow.set(period, window);
+  return window;
+}
+
+function computeWindow(period: BudgetPeriod, nowMs: number): PeriodWindow {
   const now = new Date(nowMs);
   const y = now.getUTCFullYear();
   const m = now.getUTCMonth();

@@ -152,8 +152,14 @@ export function inspectChecks(checks: readonly AdmissionCheck[], now: number, io
   return checks.map((c) => evaluate(c, now, io).state);
 }
 
+// A lease id only has to be unique among a key's leases, across every process sharing the store: a
+// random prefix per process and a counter do that without a random draw per admission (randomBytes
+// was ~4 µs of the client's CPU per admission on Redis).
+const LEASE_PREFIX = randomBytes(9).toString('base64url') + '.';
+let leaseSeq = 0;
+
 export function newLeaseId(): string {
-  return randomBytes(9).toString('base64url');
+  return LEASE_PREFIX + (leaseSeq++).toString(36);
 }
 
 /** Evaluates every check; when all pass, records costs and takes leases. Call inside one atomic unit. */

@@ -37,3 +37,24 @@ describe('budget periods (UTC)', () => {
     expect(now + w.ttlMs).toBeGreaterThan(w.resetMs!);
   });
 });
+
+describe('periodWindow reuse', () => {
+  it('gives the same answer from its remembered window as from a fresh computation, across period ends and a clock going back', () => {
+    const end = Date.UTC(2026, 10, 30, 23, 59, 59, 500);
+    const times = [end - 5_000, end, end + 1_000, end + 2_000, end - 60_000, Date.UTC(2026, 11, 7, 12), Date.UTC(2026, 11, 6, 12)];
+    for (const period of ['day', 'week', 'month'] as const) {
+      for (const t of times) {
+        const w = periodWindow(period, t);
+        // The window holds `t`, and its TTL runs from `t`: nothing of an earlier call leaks in.
+        expect(t).toBeGreaterThanOrEqual(w.startMs);
+        expect(t).toBeLessThan(w.resetMs!);
+        expect(w.ttlMs).toBe(w.resetMs! - t + 3_600_000);
+      }
+    }
+    expect(periodWindow('month', end).suffix).toBe('m2026-11');
+    expect(periodWindow('month', end + 1_000).suffix).toBe('m2026-12');
+    expect(periodWindow('month', end).suffix).toBe('m2026-11');
+    expect(periodWindow('day', Date.UTC(2026, 11, 7, 12)).suffix).toBe('d2026-12-07');
+    expect(periodWindow('day', Date.UTC(2026, 11, 6, 12)).suffix).toBe('d2026-12-06');
+  });
+});

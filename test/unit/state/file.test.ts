@@ -59,3 +59,43 @@ describe('file (LMDB) read freshness', () => {
     }
   });
 });
+
+describe('file (LMDB) batched limit calls', () => {
+  it('evaluates the calls of one turn in arrival order, exactly, in a shared transaction', async () => {
+    const dir = join(root, 'batch');
+    const store = new FileStateStore({ path: dir });
+    try {
+      const check = { kind: 'window', key: 'rpm', windowMs: 60_000, limit: 10, cost: 1 } as const;
+      const lease = { kind: 'concurrency', key: 'conc', limit: 3, leaseMs: 60_000 } as const;
+      // 30 admits issued in one turn: the first runs at once, the other 29 share one transaction.
+      const results = await Promise.all(Array.from({ length: 30 }, () => store.admit([check])));
+      expect(results.map((r) => r.ok)).toEqual([...Array(10).fill(true), ...Array(20).fill(false)]);
+      expect(results.map((r) => r.states[0]!.used)).toEqual([...Array.from({ length: 10 }, (_, i) => i), ...Array(20).fill(10)]);
+      // Leases taken and given back within one batch see each other.
+      const [a, b, c, d] = await Promise.all([store.admit([lease]), store.admit([lease]), store.admit([lease]), store.admit([lease])]);
+      expect([a, b, c, d].map((r) => r!.ok)).toEqual([true, true, true, false]);
+      const leases = a!.ok ? a!.leases : [];
+      const [, after] = await Promise.all([store.settle([{ kind: 'counter', key: 'spend', amount: 5, ttlMs: 60_000 }], leases), store.admit([lease])]);
+      expect(after!.ok).toBe(true);
+      expect(await store.readCounters(['spend'])).toEqual([5]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('commits calls still waiting for their turn when the store closes', async () => {
+    const dir = join(root, 'batch-close');
+    const store = new FileStateStore({ path: dir });
+    const charge = { kind: 'counter', key: 'spend', amount: 2, ttlMs: 60_000 } as const;
+    const first = store.charge([charge]);
+    const second = store.charge([charge]); // queued behind the first of the turn
+    await store.close();
+    await Promise.all([first, second]);
+    const reopened = new FileStateStore({ path: dir });
+    try {
+      expect(await reopened.readCounters(['spend'])).toEqual([4]);
+    } finally {
+      await reopened.close();
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStateStore } from '../../../src/state/redis-store.js';
 import { StateUnavailableError } from '../../../src/state/types.js';
@@ -93,3 +94,51 @@ describe('redis state store', () => {
     }
   });
 });
+
+describe('redis limit calls', () => {
+  it('sends the calls beyond 64 in flight together as one script call, evaluated in order and exactly', async () => {
+    const prefix = `b${randomBytes(4).toString('hex')}:`;
+    const store = new RedisStateStore({ url: redis.url, keyPrefix: prefix });
+    const monitor = new Redis(redis.url);
+    try {
+      await store.ping();
+      const before = await evalshaCalls(monitor);
+      const check = { kind: 'window', key: 'rpm', windowMs: 60_000, limit: 70, cost: 1 } as const;
+      const results = await Promise.all(Array.from({ length: 100 }, () => store.admit([check])));
+      expect(results.map((r) => r.ok)).toEqual([...Array(70).fill(true), ...Array(30).fill(false)]);
+      expect(results.map((r) => r.states[0]!.used)).toEqual([...Array.from({ length: 70 }, (_, i) => i), ...Array(30).fill(70)]);
+      // 64 go out one by one; the 36 made while they travelled share one script call.
+      expect((await evalshaCalls(monitor)) - before).toBe(65);
+      const lease = { kind: 'concurrency', key: 'conc', limit: 1, leaseMs: 60_000 } as const;
+      const first = await store.admit([lease]);
+      expect(first.ok).toBe(true);
+      const [, second] = await Promise.all([store.settle([{ kind: 'counter', key: 'spend', amount: 0.25, ttlMs: 60_000 }], first.ok ? first.leases : []), store.admit([lease])]);
+      expect(second!.ok).toBe(true);
+      expect(await store.readCounters(['spend'])).toEqual([0.25]);
+    } finally {
+      monitor.disconnect();
+      await store.close();
+    }
+  });
+
+  it('loads its scripts again after the server forgot them (SCRIPT FLUSH)', async () => {
+    const store = new RedisStateStore({ url: redis.url, keyPrefix: `f${randomBytes(4).toString('hex')}:` });
+    const admin = new Redis(redis.url);
+    try {
+      const check = { kind: 'window', key: 'rpm', windowMs: 60_000, limit: 5, cost: 1 } as const;
+      expect((await store.admit([check])).ok).toBe(true);
+      await admin.script('FLUSH');
+      const again = await store.admit([check]);
+      expect(again.ok).toBe(true);
+      expect(again.states[0]!.used).toBe(1);
+    } finally {
+      admin.disconnect();
+      await store.close();
+    }
+  });
+});
+
+async function evalshaCalls(client: Redis): Promise<number> {
+  const stats = await client.info('commandstats');
+  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}
