@@ -9,8 +9,9 @@ import {
   statusClassLabel,
   WarningFieldLabel,
 } from './label-limits.js';
-import { REDACTED, safeErrorObject, secretMasker } from './logger.js';
+import { safeErrorObject, secretMasker } from './logger.js';
 import { CIRCUIT_STATE_VALUE, createMetrics, type CircuitStateName, type GatewayMetrics, type HistogramSink } from './metrics.js';
+import { RequestLineWriter, requestLineFields } from './request-line.js';
 import type { RequestRecord } from './request-record.js';
 
 export interface ObservabilityOptions {
@@ -33,9 +34,6 @@ export const MAX_UPSTREAM_MODEL_LABELS = 500;
 export const MAX_WARNING_FIELDS = 64;
 export const MAX_KEY_LABELS = 500;
 export const MAX_TEAM_LABELS = 100;
-/** Warnings listed in one log line (the count is always logged). */
-const MAX_LOGGED_WARNINGS = 20;
-const MAX_LOGGED_MODEL_LENGTH = 256;
 
 /** The ops StateStore backends report (state/options.ts onError), a fixed label set. */
 const STATE_OPS = new Set(['get', 'put', 'delete', 'admit', 'inspect', 'charge', 'release', 'read_counters', 'publish', 'subscribe', 'ping']);
@@ -43,10 +41,9 @@ const STATE_OPS = new Set(['get', 'put', 'delete', 'admit', 'inspect', 'charge',
 export class Observability {
   readonly metricsEnabled: boolean;
   private readonly logger: Logger;
-  /** The per-request line's logger. Its object has a fixed shape built here from our own fields (free
-   * text masked), so it cannot hold a header or key: pino's path redaction, which walked every field
-   * of every line and cost ~13% of a pass-through request's CPU, is left to the general logger. */
-  private readonly requestLogger: Logger;
+  /** The per-request line, built from our own fields (free text masked), so it cannot hold a header
+   * or key: pino's path redaction, which walked every field of every line, is left to the general logger. */
+  private readonly requestLine: RequestLineWriter;
   private readonly m: GatewayMetrics | undefined;
   private readonly models = new BoundedLabel(MAX_MODEL_LABELS, ['other']);
   private readonly providers = new BoundedLabel(MAX_PROVIDER_LABELS, ['none', 'other']);
@@ -65,7 +62,7 @@ export class Observability {
   constructor(options: ObservabilityOptions) {
     this.metricsEnabled = options.metricsEnabled;
     this.logger = options.logger;
-    this.requestLogger = options.logger.child({}, { redact: { paths: ['authorization'], censor: REDACTED } });
+    this.requestLine = new RequestLineWriter(options.logger);
     this.mask = secretMasker(options.secrets ?? []);
     this.setLabelSets({ models: options.modelLabels, providers: options.providerLabels });
     this.m = options.metricsEnabled ? createMetrics({ processMetrics: options.processMetrics ?? true }) : undefined;
@@ -163,7 +160,7 @@ export class Observability {
     const overheadMs = upstreamMs >= 0 ? Math.max(0, totalMs - upstreamMs) : -1;
     const ttftMs = rec.stream && rec.tFirstToken !== 0 ? rec.tFirstToken - rec.tStart : -1;
     if (this.m) this.recordMetrics(rec, totalMs, upstreamMs, overheadMs, ttftMs);
-    this.logRequest(rec, totalMs, upstreamMs, overheadMs, ttftMs);
+    if (this.requestLine.enabled) this.requestLine.write(requestLineFields(rec, { totalMs, upstreamMs, overheadMs, ttftMs }, this.mask));
   }
 
   private recordMetrics(rec: RequestRecord, totalMs: number, upstreamMs: number, overheadMs: number, ttftMs: number): void {
@@ -216,47 +213,6 @@ export class Observability {
     for (const w of rec.warnings) {
       m.translationWarnings.labels(this.warningFields.value(w.field), fd, protocol).inc();
     }
-  }
-
-  private logRequest(rec: RequestRecord, totalMs: number, upstreamMs: number, overheadMs: number, ttftMs: number): void {
-    const u = rec.usage;
-    const warnings = rec.warnings;
-    this.requestLogger.info(
-      {
-        requestId: rec.requestId,
-        frontDoor: rec.frontDoor,
-        model: rec.requestedModel.length > MAX_LOGGED_MODEL_LENGTH ? rec.requestedModel.slice(0, MAX_LOGGED_MODEL_LENGTH) + '…' : rec.requestedModel,
-        modelLabel: rec.modelLabel,
-        provider: rec.provider,
-        upstreamProtocol: rec.upstreamProtocol,
-        upstreamModel: rec.upstreamModel,
-        lane: rec.lane,
-        stream: rec.stream,
-        status: rec.status,
-        errorKind: rec.errorKind,
-        attempts: rec.attempts,
-        retries: rec.retries,
-        fallbacks: rec.fallbacks,
-        durationMs: round(totalMs),
-        upstreamMs: upstreamMs >= 0 ? round(upstreamMs) : undefined,
-        overheadMs: overheadMs >= 0 ? round(overheadMs) : undefined,
-        ttftMs: ttftMs >= 0 ? round(ttftMs) : undefined,
-        tokens: u
-          ? { input: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadTokens, cacheWrite: u.cacheWriteTokens, reasoning: u.reasoningTokens }
-          : undefined,
-        finishReason: rec.finishReason,
-        key: rec.keyName === '' ? undefined : rec.keyName,
-        team: rec.teamName === '' ? undefined : rec.teamName,
-        cost_usd: rec.costMicros >= 0 ? rec.costMicros / 1_000_000 : undefined,
-        warningCount: warnings.length,
-        warnings: warnings.length
-          ? warnings.slice(0, MAX_LOGGED_WARNINGS).map((w) => ({ field: w.field, message: this.mask(w.message) }))
-          : undefined,
-        clientAborted: rec.clientAborted || undefined,
-        upstreamAborted: rec.upstreamAborted || undefined,
-      },
-      'request finished',
-    );
   }
 
   // --- events outside the record --------------------------------------------------------------
@@ -356,8 +312,4 @@ export class Observability {
   get registry(): GatewayMetrics['registry'] | undefined {
     return this.m?.registry;
   }
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
 }
