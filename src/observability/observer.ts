@@ -2,16 +2,12 @@
 // a few fixed points; metrics and the single per-request log line are derived from the record here.
 // With metrics disabled every method is a no-op except the log line.
 import type { Logger } from 'pino';
-import {
-  attemptOutcomeLabel,
-  BoundedLabel,
-  errorTypeLabel,
-  statusClassLabel,
-  WarningFieldLabel,
-} from './label-limits.js';
+import type { GaugeSink } from './fast-metrics.js';
+import { attemptOutcomeLabel, BoundedLabel, WarningFieldLabel } from './label-limits.js';
 import { safeErrorObject, secretMasker } from './logger.js';
 import { CIRCUIT_STATE_VALUE, createMetrics, type CircuitStateName, type GatewayMetrics, type HistogramSink } from './metrics.js';
 import { RequestLineWriter, requestLineFields } from './request-line.js';
+import { KeySeries, RequestSeries, type Spans } from './request-series.js';
 import type { RequestRecord } from './request-record.js';
 
 export interface ObservabilityOptions {
@@ -58,6 +54,10 @@ export class Observability {
   /** Circuit-state series already set (seedCircuitStates never overwrites a real state). */
   private readonly seeded = new Set<string>();
   private mask: (text: string) => string;
+  /** Bound series per kind of request / per (key, team, model): see request-series.ts. */
+  private readonly requestSeries = new Map<string, RequestSeries>();
+  private readonly keySeries = new Map<string, KeySeries>();
+  private readonly inFlightByDoor = new Map<string, GaugeSink>();
 
   constructor(options: ObservabilityOptions) {
     this.metricsEnabled = options.metricsEnabled;
@@ -125,7 +125,7 @@ export class Observability {
   /** A request arrived (the record is fresh: only frontDoor and tStart are known). */
   requestStarted(rec: RequestRecord): void {
     if (!this.m) return;
-    this.m.inFlight.labels(rec.frontDoor).inc();
+    this.inFlight(rec.frontDoor).inc();
   }
 
   /** SSE headers went to the caller; provider and lane are final from here on. Once per request. */
@@ -133,7 +133,7 @@ export class Observability {
     if (!this.m || rec.tStreamOpened !== 0) return;
     rec.tStreamOpened = performance.now();
     rec.lastEventAt = 0;
-    this.m.openStreams.labels(rec.frontDoor).inc();
+    this.m.openStreams.child(rec.frontDoor).inc();
     // Bind the per-event series now, so eventWritten does no label work at all.
     rec.eventGapSink = this.m.eventGap.child(rec.frontDoor, this.providers.value(rec.provider));
   }
@@ -159,54 +159,41 @@ export class Observability {
     const upstreamMs = rec.tUpstreamSent !== 0 && rec.tUpstreamEnd !== 0 ? rec.tUpstreamEnd - rec.tUpstreamSent : -1;
     const overheadMs = upstreamMs >= 0 ? Math.max(0, totalMs - upstreamMs) : -1;
     const ttftMs = rec.stream && rec.tFirstToken !== 0 ? rec.tFirstToken - rec.tStart : -1;
-    if (this.m) this.recordMetrics(rec, totalMs, upstreamMs, overheadMs, ttftMs);
-    if (this.requestLine.enabled) this.requestLine.write(requestLineFields(rec, { totalMs, upstreamMs, overheadMs, ttftMs }, this.mask));
+    const spans: Spans = { totalMs, upstreamMs, overheadMs, ttftMs };
+    if (this.m) this.recordMetrics(rec, spans);
+    if (this.requestLine.enabled) this.requestLine.write(requestLineFields(rec, spans, this.mask));
   }
 
-  private recordMetrics(rec: RequestRecord, totalMs: number, upstreamMs: number, overheadMs: number, ttftMs: number): void {
+  private recordMetrics(rec: RequestRecord, spans: Spans): void {
     const m = this.m!;
     const fd = rec.frontDoor;
     const model = this.models.value(rec.modelLabel);
     const provider = this.providers.value(rec.provider);
     const protocol = rec.upstreamProtocol;
-    const lane = rec.lane;
 
-    m.inFlight.labels(fd).dec();
+    this.inFlight(fd).dec();
     if (rec.tStreamOpened !== 0) {
-      m.openStreams.labels(fd).dec();
+      m.openStreams.child(fd).dec();
       if (rec.clientAborted) m.streamsClientAborted.labels(fd).inc();
     }
-    m.requests.labels(fd, model, provider, protocol, lane, statusClassLabel(rec.status), errorTypeLabel(rec.errorKind)).inc();
-
-    if (rec.tDecoded !== 0) m.decode.labels(fd).observe((rec.tDecoded - rec.tStart) / 1000);
-    if (rec.tRouted !== 0 && rec.tDecoded !== 0) m.routing.observe((rec.tRouted - rec.tDecoded) / 1000);
-    if (rec.encodeMs > 0) m.encode.labels(fd).observe(rec.encodeMs / 1000);
-    if (rec.tUpstreamSent !== 0) {
-      const answered = rec.tUpstreamHeaders !== 0 ? rec.tUpstreamHeaders : rec.tUpstreamFirstByte;
-      if (answered !== 0) m.upstreamTtfb.labels(provider, protocol).observe((answered - rec.tUpstreamSent) / 1000);
+    const key = fd + '\u0000' + model + '\u0000' + provider + '\u0000' + protocol + '\u0000' + rec.lane + (rec.stream ? '\u0000t' : '\u0000f');
+    let series = this.requestSeries.get(key);
+    if (series === undefined) {
+      series = new RequestSeries(m, fd, model, provider, protocol, rec.lane, rec.stream ? 'true' : 'false');
+      this.requestSeries.set(key, series);
     }
-    if (upstreamMs >= 0) m.upstreamDuration.labels(provider, protocol).observe(upstreamMs / 1000);
-    if (ttftMs >= 0) m.ttft.labels(fd, model, provider, lane).observe(ttftMs / 1000);
-    m.requestDuration.labels(fd, model, provider, lane, rec.stream ? 'true' : 'false').observe(totalMs / 1000);
-    if (overheadMs >= 0 && rec.attempts <= 1) m.overhead.labels(fd, lane).observe(overheadMs / 1000);
+    series.record(rec, spans);
 
-    const u = rec.usage;
-    if (u) {
-      if (u.inputTokens > 0) m.tokens.labels(model, provider, 'input').inc(u.inputTokens);
-      if (u.outputTokens > 0) m.tokens.labels(model, provider, 'output').inc(u.outputTokens);
-      if (u.cacheReadTokens > 0) m.tokens.labels(model, provider, 'cache_read').inc(u.cacheReadTokens);
-      if (u.cacheWriteTokens > 0) m.tokens.labels(model, provider, 'cache_write').inc(u.cacheWriteTokens);
-      if (u.reasoningTokens > 0) m.tokens.labels(model, provider, 'reasoning').inc(u.reasoningTokens);
-    }
     if (rec.keyName !== '') {
-      const key = this.keyLabel(rec.keyName);
+      const keyLabel = this.keyLabel(rec.keyName);
       const team = rec.teamName === '' ? 'none' : this.teams.value(rec.teamName);
-      m.keyRequests.labels(key, team, statusClassLabel(rec.status)).inc();
-      if (u) {
-        if (u.inputTokens > 0) m.keyTokens.labels(key, team, 'input').inc(u.inputTokens);
-        if (u.outputTokens > 0) m.keyTokens.labels(key, team, 'output').inc(u.outputTokens);
+      const k = keyLabel + '\u0000' + team + '\u0000' + model;
+      let ks = this.keySeries.get(k);
+      if (ks === undefined) {
+        ks = new KeySeries(m, keyLabel, team, model);
+        this.keySeries.set(k, ks);
       }
-      if (rec.costMicros >= 0) m.cost.labels(key, team, model).inc(rec.costMicros / 1_000_000);
+      ks.record(rec);
     }
     if (rec.retries > 0) m.retries.labels(model).inc(rec.retries);
     if (rec.upstreamAborted) m.upstreamAborts.labels(provider).inc();
@@ -215,12 +202,22 @@ export class Observability {
     }
   }
 
+  /** The in-flight gauge of a front door (five of them). */
+  private inFlight(fd: string): GaugeSink {
+    let g = this.inFlightByDoor.get(fd);
+    if (g === undefined) {
+      g = this.m!.inFlight.child(fd);
+      this.inFlightByDoor.set(fd, g);
+    }
+    return g;
+  }
+
   // --- events outside the record --------------------------------------------------------------
 
   /** One upstream attempt ended: outcome is "success" or a GatewayErrorKind. */
   recordAttempt(provider: string, outcome: string): void {
     if (!this.m) return;
-    this.m.upstreamAttempts.labels(this.providers.value(provider), attemptOutcomeLabel(outcome)).inc();
+    this.m.upstreamAttempts.child(this.providers.value(provider), attemptOutcomeLabel(outcome)).inc();
   }
 
   /** The router moved on to the next deployment of `modelLabel` (the bounded RequestRecord.modelLabel). */
