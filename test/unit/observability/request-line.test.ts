@@ -1,8 +1,11 @@
 // The hand-built request log line against what pino wrote for the same record before: the same
 // members in the same order with the same values, for records that exercise every optional field,
 // escapes, unicode and truncation; the logger's level honoured at each call; secrets masked.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
+import { destination, pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loggerOptions, REDACTED, secretMasker } from '../../../src/observability/logger.js';
 import { Observability } from '../../../src/observability/observer.js';
@@ -174,6 +177,28 @@ describe('the hand-built request line', () => {
     pinoReference(ref.logger, rec, d);
     expect({ ...JSON.parse(mixed.text()), time: 0 }).toEqual({ ...JSON.parse(ref.text()), time: 0 });
     expect(JSON.parse(mixed.text())).toMatchObject({ mixed: true, requestId: 'req_full' });
+  });
+});
+
+describe('through a sonic-boom destination (what createLogger uses)', () => {
+  it('writes whole lines to the file, interleaved in order with pino\'s own lines', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'request-line-'));
+    try {
+      const file = path.join(dir, 'log.ndjson');
+      const dest = destination({ dest: file, sync: true });
+      const logger = pino(loggerOptions('info'), dest);
+      const writer = new RequestLineWriter(logger);
+      const c = cases()[1]!;
+      logger.info('before');
+      writer.write(requestLineFields(c.rec, c.d, mask));
+      logger.info('after');
+      dest.flushSync();
+      const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { msg: string; requestId?: string });
+      expect(lines.map((l) => l.msg)).toEqual(['before', 'request finished', 'after']);
+      expect(lines[1]!.requestId).toBe('req_full');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
