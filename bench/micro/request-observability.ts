@@ -6,7 +6,7 @@
 //   node --import tsx bench/micro/request-observability.ts [--rounds 5]
 import { devNull } from 'node:os';
 import { destination, pino } from 'pino';
-import { loggerOptions } from '../../src/observability/logger.js';
+import { LOG_BATCH_BYTES, loggerOptions } from '../../src/observability/logger.js';
 import { Observability } from '../../src/observability/observer.js';
 import { RequestRecord } from '../../src/observability/request-record.js';
 
@@ -16,7 +16,8 @@ const roundsArg = process.argv.indexOf('--rounds');
 const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 5;
 
 function observability(metricsEnabled: boolean, level: string): Observability {
-  const sink = destination({ dest: devNull, sync: false, minLength: 4096 });
+  // The same batching as bufferedStdout(), on the null device.
+  const sink = destination({ dest: devNull, sync: false, minLength: LOG_BATCH_BYTES, maxWrite: 4 * LOG_BATCH_BYTES });
   const obs = new Observability({ metricsEnabled, logger: pino(loggerOptions(level), sink), processMetrics: false });
   obs.setModelLabels(['claude-sonnet-4-5', 'gpt-4.1']);
   obs.setProviderLabels(['anthropic', 'openai']);
