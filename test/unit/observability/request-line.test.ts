@@ -162,7 +162,7 @@ describe('the hand-built request line', () => {
     expect((JSON.parse(out.text()) as { model: string }).model).toBe('x'.repeat(MAX_LOGGED_MODEL_LENGTH - 1) + '\ud83d…');
   });
 
-  it("keeps a custom base and the logger's child bindings, and goes through pino when the logger has a mixin", () => {
+  it("keeps a custom base, child bindings, level formatter and time format, and goes through pino when the logger has a mixin", () => {
     const rec = cases()[1]!.rec;
     const d = cases()[1]!.d;
     const based = memoryLogger('info', { base: { service: 'gw' } });
@@ -170,6 +170,15 @@ describe('the hand-built request line', () => {
     const line = JSON.parse(based.text()) as Record<string, unknown>;
     expect(Object.keys(line).slice(0, 4)).toEqual(['level', 'time', 'service', 'worker']);
     expect(line.pid).toBeUndefined();
+
+    // A level formatter and ISO time: pino's cached level string and time function are reused.
+    const labelled = memoryLogger('info', { formatters: { level: (label) => ({ severity: label.toUpperCase() }) }, timestamp: pino.stdTimeFunctions.isoTime });
+    new RequestLineWriter(labelled.logger).write(requestLineFields(rec, d, mask));
+    const lref = memoryLogger('info', { formatters: { level: (label) => ({ severity: label.toUpperCase() }) }, timestamp: pino.stdTimeFunctions.isoTime });
+    pinoReference(lref.logger, rec, d);
+    const iso = /"time":"[^"]+"/;
+    expect(labelled.text()).toMatch(/^\{"severity":"INFO","time":"\d{4}-/);
+    expect(labelled.text().replace(iso, '')).toBe(lref.text().replace(iso, ''));
 
     const mixed = memoryLogger('info', { mixin: () => ({ mixed: true }) });
     new RequestLineWriter(mixed.logger).write(requestLineFields(rec, d, mask));
