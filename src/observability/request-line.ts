@@ -80,12 +80,20 @@ export class RequestLineWriter {
    * formatter, a write hook, a nested key, a message prefix, a destination that reads pino's
    * per-line metadata such as multistream) sends the line through pino instead. */
   private readonly direct: boolean;
+  // What pino fixes when a logger is made, read once: `{"level":30`, the time function, the
+  // message and line end, the destination. The bindings are read per line (setBindings changes them).
+  private readonly level: string;
+  private readonly time: () => string;
+  private readonly tail: string;
+  private readonly stream: { write(line: string): unknown };
 
   constructor(private readonly logger: Logger) {
     const l = logger as unknown as Record<symbol, unknown>;
     const formatters = l[symbols.formattersSym] as { log?: unknown } | undefined;
     const hooks = l[symbols.hooksSym] as { streamWrite?: unknown } | undefined;
     const stream = l[symbols.streamSym] as ({ write?: unknown } & Record<symbol, unknown>) | undefined;
+    const level = (l[symbols.lsCacheSym] as Record<number, string> | undefined)?.[INFO];
+    const time = l[symbols.timeSym];
     // In pino's symbols, not in its type definitions.
     const msgPrefixSym = (symbols as unknown as Record<string, symbol | undefined>).msgPrefixSym;
     this.direct =
@@ -94,11 +102,15 @@ export class RequestLineWriter {
       !hooks?.streamWrite &&
       !l[symbols.nestedKeySym] &&
       (msgPrefixSym === undefined || !l[msgPrefixSym]) &&
-      typeof (l[symbols.lsCacheSym] as Record<number, string> | undefined)?.[INFO] === 'string' &&
-      typeof l[symbols.timeSym] === 'function' &&
+      typeof level === 'string' &&
+      typeof time === 'function' &&
       typeof l[symbols.chindingsSym] === 'string' &&
       typeof stream?.write === 'function' &&
       stream[symbols.needsMetadataGsym] !== true;
+    this.level = typeof level === 'string' ? level : '';
+    this.time = typeof time === 'function' ? (time as () => string).bind(logger) : () => '';
+    this.tail = ',"' + String(l[symbols.messageKeySym]) + '":"' + MSG + '"' + String(l[symbols.endSym]);
+    this.stream = stream as { write(line: string): unknown };
   }
 
   /** The logger's level as it is now (it may change at run time): no line when info is off. */
@@ -108,20 +120,13 @@ export class RequestLineWriter {
 
   /** Write one line whose members are `fields` (requestLineFields' output). */
   write(fields: string): void {
-    const l = this.logger as unknown as Record<symbol, unknown>;
     if (!this.direct) {
       // Only loggers built with hooks or mixins get here (never the gateway's own): let pino apply them.
       this.logger.info(JSON.parse('{' + fields.slice(1) + '}') as object, MSG);
       return;
     }
-    const line =
-      (l[symbols.lsCacheSym] as Record<number, string>)[INFO]! +
-      (l[symbols.timeSym] as () => string).call(l) +
-      (l[symbols.chindingsSym] as string) +
-      fields +
-      ',"' + (l[symbols.messageKeySym] as string) + '":"' + MSG + '"' +
-      (l[symbols.endSym] as string);
-    (l[symbols.streamSym] as { write(s: string): unknown }).write(line);
+    const bindings = (this.logger as unknown as Record<symbol, string>)[symbols.chindingsSym]!;
+    this.stream.write(this.level + this.time() + bindings + fields + this.tail);
   }
 }
 
