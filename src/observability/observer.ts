@@ -6,8 +6,8 @@ import type { GaugeSink } from './fast-metrics.js';
 import { attemptOutcomeLabel, BoundedLabel, WarningFieldLabel } from './label-limits.js';
 import { safeErrorObject, secretMasker } from './logger.js';
 import { CIRCUIT_STATE_VALUE, createMetrics, type CircuitStateName, type GatewayMetrics, type HistogramSink } from './metrics.js';
-import { RequestLineWriter, requestLineFields } from './request-line.js';
-import { KeySeries, RequestSeries, type Spans } from './request-series.js';
+import { RequestLineWriter, requestLineFields, type RequestDurations } from './request-line.js';
+import { KeySeries, RequestSeries } from './request-series.js';
 import type { RequestRecord } from './request-record.js';
 
 export interface ObservabilityOptions {
@@ -161,12 +161,12 @@ export class Observability {
     const upstreamMs = rec.tUpstreamSent !== 0 && rec.tUpstreamEnd !== 0 ? rec.tUpstreamEnd - rec.tUpstreamSent : -1;
     const overheadMs = upstreamMs >= 0 ? Math.max(0, totalMs - upstreamMs) : -1;
     const ttftMs = rec.stream && rec.tFirstToken !== 0 ? rec.tFirstToken - rec.tStart : -1;
-    const spans: Spans = { totalMs, upstreamMs, overheadMs, ttftMs };
+    const spans: RequestDurations = { totalMs, upstreamMs, overheadMs, ttftMs };
     if (this.m) this.recordMetrics(rec, spans);
     if (this.requestLine.enabled) this.requestLine.write(requestLineFields(rec, spans, this.mask));
   }
 
-  private recordMetrics(rec: RequestRecord, spans: Spans): void {
+  private recordMetrics(rec: RequestRecord, spans: RequestDurations): void {
     const m = this.m!;
     const fd = rec.frontDoor;
     const model = this.models.value(rec.modelLabel);

@@ -7,15 +7,8 @@
 import type { CounterSink, HistogramSink } from './fast-metrics.js';
 import { errorTypeLabel, statusClassLabel } from './label-limits.js';
 import type { GatewayMetrics } from './metrics.js';
+import type { RequestDurations } from './request-line.js';
 import type { RequestRecord } from './request-record.js';
-
-/** Durations derived from the record (ms; negative = not reached). */
-export interface Spans {
-  totalMs: number;
-  upstreamMs: number;
-  overheadMs: number;
-  ttftMs: number;
-}
 
 const TOKEN_KINDS = ['input', 'output', 'cache_read', 'cache_write', 'reasoning'] as const;
 const SUCCESS = '2xx\u0000none';
@@ -46,7 +39,7 @@ export class RequestSeries {
   }
 
   /** Everything of a finished request that these labels describe (not the per-key series). */
-  record(rec: RequestRecord, s: Spans): void {
+  record(rec: RequestRecord, s: RequestDurations): void {
     const m = this.m;
     this.outcome(statusClassLabel(rec.status), errorTypeLabel(rec.errorKind)).inc();
     if (rec.tDecoded !== 0) (this.decode ??= m.decode.child(this.frontDoor)).observe((rec.tDecoded - rec.tStart) / 1000);
