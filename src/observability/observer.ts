@@ -2,15 +2,12 @@
 // a few fixed points; metrics and the single per-request log line are derived from the record here.
 // With metrics disabled every method is a no-op except the log line.
 import type { Logger } from 'pino';
-import {
-  attemptOutcomeLabel,
-  BoundedLabel,
-  errorTypeLabel,
-  statusClassLabel,
-  WarningFieldLabel,
-} from './label-limits.js';
-import { REDACTED, safeErrorObject, secretMasker } from './logger.js';
+import type { GaugeSink } from './fast-metrics.js';
+import { attemptOutcomeLabel, BoundedLabel, WarningFieldLabel } from './label-limits.js';
+import { safeErrorObject, secretMasker } from './logger.js';
 import { CIRCUIT_STATE_VALUE, createMetrics, type CircuitStateName, type GatewayMetrics, type HistogramSink } from './metrics.js';
+import { RequestLineWriter, requestLineFields, type RequestDurations } from './request-line.js';
+import { KeySeries, RequestSeries } from './request-series.js';
 import type { RequestRecord } from './request-record.js';
 
 export interface ObservabilityOptions {
@@ -33,9 +30,6 @@ export const MAX_UPSTREAM_MODEL_LABELS = 500;
 export const MAX_WARNING_FIELDS = 64;
 export const MAX_KEY_LABELS = 500;
 export const MAX_TEAM_LABELS = 100;
-/** Warnings listed in one log line (the count is always logged). */
-const MAX_LOGGED_WARNINGS = 20;
-const MAX_LOGGED_MODEL_LENGTH = 256;
 
 /** The ops StateStore backends report (state/options.ts onError), a fixed label set. */
 const STATE_OPS = new Set(['get', 'put', 'delete', 'admit', 'inspect', 'charge', 'release', 'read_counters', 'publish', 'subscribe', 'ping']);
@@ -43,10 +37,9 @@ const STATE_OPS = new Set(['get', 'put', 'delete', 'admit', 'inspect', 'charge',
 export class Observability {
   readonly metricsEnabled: boolean;
   private readonly logger: Logger;
-  /** The per-request line's logger. Its object has a fixed shape built here from our own fields (free
-   * text masked), so it cannot hold a header or key: pino's path redaction, which walked every field
-   * of every line and cost ~13% of a pass-through request's CPU, is left to the general logger. */
-  private readonly requestLogger: Logger;
+  /** The per-request line, built from our own fields (free text masked), so it cannot hold a header
+   * or key: pino's path redaction, which walked every field of every line, is left to the general logger. */
+  private readonly requestLine: RequestLineWriter;
   private readonly m: GatewayMetrics | undefined;
   private readonly models = new BoundedLabel(MAX_MODEL_LABELS, ['other']);
   private readonly providers = new BoundedLabel(MAX_PROVIDER_LABELS, ['none', 'other']);
@@ -61,11 +54,15 @@ export class Observability {
   /** Circuit-state series already set (seedCircuitStates never overwrites a real state). */
   private readonly seeded = new Set<string>();
   private mask: (text: string) => string;
+  /** Bound series per kind of request / per (key, team, model): see request-series.ts. */
+  private readonly requestSeries = new Map<string, RequestSeries>();
+  private readonly keySeries = new Map<string, KeySeries>();
+  private readonly inFlightByDoor = new Map<string, GaugeSink>();
 
   constructor(options: ObservabilityOptions) {
     this.metricsEnabled = options.metricsEnabled;
     this.logger = options.logger;
-    this.requestLogger = options.logger.child({}, { redact: { paths: ['authorization'], censor: REDACTED } });
+    this.requestLine = new RequestLineWriter(options.logger);
     this.mask = secretMasker(options.secrets ?? []);
     this.setLabelSets({ models: options.modelLabels, providers: options.providerLabels });
     this.m = options.metricsEnabled ? createMetrics({ processMetrics: options.processMetrics ?? true }) : undefined;
@@ -128,7 +125,7 @@ export class Observability {
   /** A request arrived (the record is fresh: only frontDoor and tStart are known). */
   requestStarted(rec: RequestRecord): void {
     if (!this.m) return;
-    this.m.inFlight.labels(rec.frontDoor).inc();
+    this.inFlight(rec.frontDoor).inc();
   }
 
   /** SSE headers went to the caller; provider and lane are final from here on. Once per request. */
@@ -136,14 +133,16 @@ export class Observability {
     if (!this.m || rec.tStreamOpened !== 0) return;
     rec.tStreamOpened = performance.now();
     rec.lastEventAt = 0;
-    this.m.openStreams.labels(rec.frontDoor).inc();
+    this.m.openStreams.child(rec.frontDoor).inc();
     // Bind the per-event series now, so eventWritten does no label work at all.
     rec.eventGapSink = this.m.eventGap.child(rec.frontDoor, this.providers.value(rec.provider));
   }
 
   /**
    * One event/frame was written to a streaming caller at `now` (performance.now()). Hot path: one
-   * subtraction and a few typed-array writes: no object allocation, no label lookup, no logging.
+   * subtraction and a few typed-array writes (~10 ns): no object allocation, no label lookup, no
+   * logging. The clock read is the caller's and costs more than this call: frames written together
+   * (one upstream chunk's) may share one `now`, their gaps then count as 0, which they nearly are.
    */
   eventWritten(rec: RequestRecord, now: number): void {
     const sink: HistogramSink | undefined = rec.eventGapSink;
@@ -162,54 +161,41 @@ export class Observability {
     const upstreamMs = rec.tUpstreamSent !== 0 && rec.tUpstreamEnd !== 0 ? rec.tUpstreamEnd - rec.tUpstreamSent : -1;
     const overheadMs = upstreamMs >= 0 ? Math.max(0, totalMs - upstreamMs) : -1;
     const ttftMs = rec.stream && rec.tFirstToken !== 0 ? rec.tFirstToken - rec.tStart : -1;
-    if (this.m) this.recordMetrics(rec, totalMs, upstreamMs, overheadMs, ttftMs);
-    this.logRequest(rec, totalMs, upstreamMs, overheadMs, ttftMs);
+    const spans: RequestDurations = { totalMs, upstreamMs, overheadMs, ttftMs };
+    if (this.m) this.recordMetrics(rec, spans);
+    if (this.requestLine.enabled) this.requestLine.write(requestLineFields(rec, spans, this.mask));
   }
 
-  private recordMetrics(rec: RequestRecord, totalMs: number, upstreamMs: number, overheadMs: number, ttftMs: number): void {
+  private recordMetrics(rec: RequestRecord, spans: RequestDurations): void {
     const m = this.m!;
     const fd = rec.frontDoor;
     const model = this.models.value(rec.modelLabel);
     const provider = this.providers.value(rec.provider);
     const protocol = rec.upstreamProtocol;
-    const lane = rec.lane;
 
-    m.inFlight.labels(fd).dec();
+    this.inFlight(fd).dec();
     if (rec.tStreamOpened !== 0) {
-      m.openStreams.labels(fd).dec();
+      m.openStreams.child(fd).dec();
       if (rec.clientAborted) m.streamsClientAborted.labels(fd).inc();
     }
-    m.requests.labels(fd, model, provider, protocol, lane, statusClassLabel(rec.status), errorTypeLabel(rec.errorKind)).inc();
-
-    if (rec.tDecoded !== 0) m.decode.labels(fd).observe((rec.tDecoded - rec.tStart) / 1000);
-    if (rec.tRouted !== 0 && rec.tDecoded !== 0) m.routing.observe((rec.tRouted - rec.tDecoded) / 1000);
-    if (rec.encodeMs > 0) m.encode.labels(fd).observe(rec.encodeMs / 1000);
-    if (rec.tUpstreamSent !== 0) {
-      const answered = rec.tUpstreamHeaders !== 0 ? rec.tUpstreamHeaders : rec.tUpstreamFirstByte;
-      if (answered !== 0) m.upstreamTtfb.labels(provider, protocol).observe((answered - rec.tUpstreamSent) / 1000);
+    const key = fd + '\u0000' + model + '\u0000' + provider + '\u0000' + protocol + '\u0000' + rec.lane + (rec.stream ? '\u0000t' : '\u0000f');
+    let series = this.requestSeries.get(key);
+    if (series === undefined) {
+      series = new RequestSeries(m, fd, model, provider, protocol, rec.lane, rec.stream ? 'true' : 'false');
+      this.requestSeries.set(key, series);
     }
-    if (upstreamMs >= 0) m.upstreamDuration.labels(provider, protocol).observe(upstreamMs / 1000);
-    if (ttftMs >= 0) m.ttft.labels(fd, model, provider, lane).observe(ttftMs / 1000);
-    m.requestDuration.labels(fd, model, provider, lane, rec.stream ? 'true' : 'false').observe(totalMs / 1000);
-    if (overheadMs >= 0 && rec.attempts <= 1) m.overhead.labels(fd, lane).observe(overheadMs / 1000);
+    series.record(rec, spans);
 
-    const u = rec.usage;
-    if (u) {
-      if (u.inputTokens > 0) m.tokens.labels(model, provider, 'input').inc(u.inputTokens);
-      if (u.outputTokens > 0) m.tokens.labels(model, provider, 'output').inc(u.outputTokens);
-      if (u.cacheReadTokens > 0) m.tokens.labels(model, provider, 'cache_read').inc(u.cacheReadTokens);
-      if (u.cacheWriteTokens > 0) m.tokens.labels(model, provider, 'cache_write').inc(u.cacheWriteTokens);
-      if (u.reasoningTokens > 0) m.tokens.labels(model, provider, 'reasoning').inc(u.reasoningTokens);
-    }
     if (rec.keyName !== '') {
-      const key = this.keyLabel(rec.keyName);
+      const keyLabel = this.keyLabel(rec.keyName);
       const team = rec.teamName === '' ? 'none' : this.teams.value(rec.teamName);
-      m.keyRequests.labels(key, team, statusClassLabel(rec.status)).inc();
-      if (u) {
-        if (u.inputTokens > 0) m.keyTokens.labels(key, team, 'input').inc(u.inputTokens);
-        if (u.outputTokens > 0) m.keyTokens.labels(key, team, 'output').inc(u.outputTokens);
+      const k = keyLabel + '\u0000' + team + '\u0000' + model;
+      let ks = this.keySeries.get(k);
+      if (ks === undefined) {
+        ks = new KeySeries(m, keyLabel, team, model);
+        this.keySeries.set(k, ks);
       }
-      if (rec.costMicros >= 0) m.cost.labels(key, team, model).inc(rec.costMicros / 1_000_000);
+      ks.record(rec);
     }
     if (rec.retries > 0) m.retries.labels(model).inc(rec.retries);
     if (rec.upstreamAborted) m.upstreamAborts.labels(provider).inc();
@@ -218,45 +204,14 @@ export class Observability {
     }
   }
 
-  private logRequest(rec: RequestRecord, totalMs: number, upstreamMs: number, overheadMs: number, ttftMs: number): void {
-    const u = rec.usage;
-    const warnings = rec.warnings;
-    this.requestLogger.info(
-      {
-        requestId: rec.requestId,
-        frontDoor: rec.frontDoor,
-        model: rec.requestedModel.length > MAX_LOGGED_MODEL_LENGTH ? rec.requestedModel.slice(0, MAX_LOGGED_MODEL_LENGTH) + '…' : rec.requestedModel,
-        modelLabel: rec.modelLabel,
-        provider: rec.provider,
-        upstreamProtocol: rec.upstreamProtocol,
-        upstreamModel: rec.upstreamModel,
-        lane: rec.lane,
-        stream: rec.stream,
-        status: rec.status,
-        errorKind: rec.errorKind,
-        attempts: rec.attempts,
-        retries: rec.retries,
-        fallbacks: rec.fallbacks,
-        durationMs: round(totalMs),
-        upstreamMs: upstreamMs >= 0 ? round(upstreamMs) : undefined,
-        overheadMs: overheadMs >= 0 ? round(overheadMs) : undefined,
-        ttftMs: ttftMs >= 0 ? round(ttftMs) : undefined,
-        tokens: u
-          ? { input: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadTokens, cacheWrite: u.cacheWriteTokens, reasoning: u.reasoningTokens }
-          : undefined,
-        finishReason: rec.finishReason,
-        key: rec.keyName === '' ? undefined : rec.keyName,
-        team: rec.teamName === '' ? undefined : rec.teamName,
-        cost_usd: rec.costMicros >= 0 ? rec.costMicros / 1_000_000 : undefined,
-        warningCount: warnings.length,
-        warnings: warnings.length
-          ? warnings.slice(0, MAX_LOGGED_WARNINGS).map((w) => ({ field: w.field, message: this.mask(w.message) }))
-          : undefined,
-        clientAborted: rec.clientAborted || undefined,
-        upstreamAborted: rec.upstreamAborted || undefined,
-      },
-      'request finished',
-    );
+  /** The in-flight gauge of a front door (five of them). */
+  private inFlight(fd: string): GaugeSink {
+    let g = this.inFlightByDoor.get(fd);
+    if (g === undefined) {
+      g = this.m!.inFlight.child(fd);
+      this.inFlightByDoor.set(fd, g);
+    }
+    return g;
   }
 
   // --- events outside the record --------------------------------------------------------------
@@ -264,7 +219,7 @@ export class Observability {
   /** One upstream attempt ended: outcome is "success" or a GatewayErrorKind. */
   recordAttempt(provider: string, outcome: string): void {
     if (!this.m) return;
-    this.m.upstreamAttempts.labels(this.providers.value(provider), attemptOutcomeLabel(outcome)).inc();
+    this.m.upstreamAttempts.child(this.providers.value(provider), attemptOutcomeLabel(outcome)).inc();
   }
 
   /** The router moved on to the next deployment of `modelLabel` (the bounded RequestRecord.modelLabel). */
@@ -356,8 +311,4 @@ export class Observability {
   get registry(): GatewayMetrics['registry'] | undefined {
     return this.m?.registry;
   }
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
 }
