@@ -4,7 +4,6 @@ import { GatewayError } from '../../errors.js';
 import { driverFor } from '../../drivers/registry.js';
 import { readText, transportError } from '../../drivers/http-client.js';
 import { SseParser } from '../../drivers/sse-parser.js';
-import { resultToEvents } from '../../ir/result-to-events.js';
 import type { Protocol, Warning } from '../../ir/types.js';
 import { driverTarget } from '../../router/driver-target.js';
 import type { RouteTarget } from '../../router/model-table.js';
@@ -38,9 +37,7 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
     } finally {
       call.finish();
     }
-    const result = driver.decodeResult(json, ir);
-    resultToEvents(result, delivery.emit);
-    delivery.end();
+    delivery.deliverResult(driver.decodeResult(json, ir));
     return delivery.done;
   }
 
@@ -54,8 +51,10 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
   };
   const rec = gen.rec;
   body.on('data', (chunk: Buffer) => {
+    delivery.beginChunk();
     if (rec.tUpstreamFirstByte === 0) rec.tUpstreamFirstByte = performance.now();
     parser.push(chunk);
+    delivery.endChunk();
   });
   body.on('end', () => {
     call.finish();
