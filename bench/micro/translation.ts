@@ -9,6 +9,7 @@
 //     [--rounds 7] [--n 2000]
 //   … --only ours|floor --rounds 1 --n N   # one side only, untimed use (valgrind --tool=callgrind, as
 //       bench/README.md describes: instructions per op = (I(N2) − I(N1)) / (N2 − N1), steady under load)
+import { StringDecoder } from 'node:string_decoder';
 import { messagesCodec } from '../../src/codecs/anthropic-messages/index.js';
 import { responsesCodec } from '../../src/codecs/openai-responses/index.js';
 import type { EncodeContext, InboundCodec } from '../../src/codecs/types.js';
@@ -81,7 +82,10 @@ for (const lane of lanes) {
       const encoder = codec.createStreamEncoder(ctx, consume);
       const decoder = driver.createEventDecoder(ir, (ev) => encoder.event(ev));
       const parser = new SseParser((f) => decoder.frame(f));
-      for (const chunk of streamed) parser.push(chunk);
+      // As the lane reads the upstream body (setEncoding: the stream's StringDecoder).
+      const text = new StringDecoder('utf8');
+      for (const chunk of streamed) parser.push(text.write(chunk));
+      parser.push(text.end());
       parser.end();
       decoder.end();
     },
