@@ -3,7 +3,7 @@
 // because empty IR blocks emit nothing. Thinking is deferred to its first delta: a reasoning block
 // with no text becomes a complete redacted_thinking block (or the native thinking block it carries).
 import type { IrEvent, ReasoningCarry, Usage } from '../../ir/types.js';
-import { SSE_FRAME_END, sseFrame, sseFrameHead } from '../sse.js';
+import { sseFrame } from '../sse.js';
 import type { EncodeContext, StreamEncoder } from '../types.js';
 import { errorBodyJson } from './encode-error.js';
 import { stopReasonFor, stopSequenceFor } from './map-finish.js';
@@ -36,10 +36,6 @@ class MessagesStreamEncoder implements StreamEncoder {
   private reasoningPending = false;
   /** Text streamed for the current reasoning block (the chat envelope needs it when no carry comes). */
   private reasoningText = '';
-  /** The open block's `content_block_delta` frame up to its `delta` value (its index is fixed). */
-  private deltaHead = '';
-  /** The same up to the text of a `text_delta` / `thinking_delta` (text and thinking blocks). */
-  private textHead = '';
   private toolCustom = false;
   /** Some input_json_delta went out for the open tool block. */
   private toolSent = false;
@@ -74,7 +70,7 @@ class MessagesStreamEncoder implements StreamEncoder {
           this.closeOpen();
           this.openBlock(Open.Text, '{"type":"text","text":""}');
         }
-        this.textDelta(ev.text);
+        this.delta('{"type":"text_delta","text":' + JSON.stringify(ev.text) + '}');
         return;
       case 'text-end':
         if (this.open === Open.Text) this.stopBlock();
@@ -94,7 +90,7 @@ class MessagesStreamEncoder implements StreamEncoder {
           this.openBlock(Open.Thinking, '{"type":"thinking","thinking":"","signature":""}');
         }
         this.reasoningText += ev.text;
-        this.textDelta(ev.text);
+        this.delta('{"type":"thinking_delta","thinking":' + JSON.stringify(ev.text) + '}');
         return;
       case 'reasoning-part-break':
         if (this.open === Open.Thinking) {
@@ -178,9 +174,6 @@ class MessagesStreamEncoder implements StreamEncoder {
   private openBlock(kind: Open, contentBlockJson: string): void {
     this.open = kind;
     this.index = this.nextIndex++;
-    this.deltaHead = sseFrameHead('content_block_delta', '{"type":"content_block_delta","index":' + this.index + ',"delta":');
-    if (kind === Open.Text) this.textHead = this.deltaHead + '{"type":"text_delta","text":';
-    else if (kind === Open.Thinking) this.textHead = this.deltaHead + '{"type":"thinking_delta","thinking":';
     this.write(
       sseFrame(
         'content_block_start',
@@ -190,12 +183,9 @@ class MessagesStreamEncoder implements StreamEncoder {
   }
 
   private delta(deltaJson: string): void {
-    this.write(this.deltaHead + deltaJson + '}' + SSE_FRAME_END);
-  }
-
-  /** A text or thinking delta of the open block: the bulk of every stream. */
-  private textDelta(text: string): void {
-    this.write(this.textHead + JSON.stringify(text) + '}}' + SSE_FRAME_END);
+    this.write(
+      sseFrame('content_block_delta', '{"type":"content_block_delta","index":' + this.index + ',"delta":' + deltaJson + '}'),
+    );
   }
 
   private inputDelta(partial: string): void {
@@ -226,7 +216,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       const block = reasoningBlock('', carry);
       if (block?.type === 'thinking') {
         this.openBlock(Open.Thinking, '{"type":"thinking","thinking":"","signature":""}');
-        if (block.thinking !== '') this.textDelta(block.thinking);
+        if (block.thinking !== '') this.delta('{"type":"thinking_delta","thinking":' + JSON.stringify(block.thinking) + '}');
         this.delta('{"type":"signature_delta","signature":' + JSON.stringify(block.signature) + '}');
         this.stopBlock();
       } else if (block) {

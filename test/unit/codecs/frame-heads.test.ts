@@ -1,8 +1,8 @@
-// The stream encoders build each frame's constant start once (per event type, or per block for the
-// Messages delta frames) and append only the varying JSON. These check what that must not change: every
-// frame is `event: <name>\ndata: <one line of JSON>\n\n` with `type` equal to the name, hostile text is
-// escaped into that one line and comes back intact, a later block's deltas carry the later index, and
-// two streams encoded interleaved keep their own sequence numbers although they share the heads.
+// The Responses stream encoder builds each frame's constant start once per event type and appends only
+// the varying JSON. These check what that must not change, for both encoders: every frame is
+// `event: <name>\ndata: <one line of JSON>\n\n` with `type` equal to the name, hostile text is escaped
+// into that one line and comes back intact, a later block's deltas carry the later index, and two
+// streams encoded interleaved keep their own sequence numbers although they share the heads.
 import { describe, expect, it } from 'vitest';
 import { messagesCodec } from '../../../src/codecs/anthropic-messages/index.js';
 import { responsesCodec } from '../../../src/codecs/openai-responses/index.js';
@@ -22,7 +22,7 @@ const HOSTILE = [
 
 function events(texts: readonly string[]): IrEvent[] {
   const out: IrEvent[] = [{ type: 'response-start', id: 'up_1', model: 'm' }];
-  // Thinking, then two text blocks: the Messages encoder rebuilds its delta head per block.
+  // Thinking, then two text blocks: each block's deltas under its own index.
   out.push({ type: 'reasoning-start', block: 0 }, { type: 'reasoning-delta', block: 0, text: texts[0]! }, { type: 'reasoning-end', block: 0 });
   for (let b = 1; b <= 2; b++) {
     out.push({ type: 'text-start', block: b });
