@@ -9,7 +9,7 @@ export function sseFrame(event: string, data: string): string {
 /**
  * The constant start of a frame, `event: <event>\ndata: ` followed by `dataHead` (the start of the
  * JSON that every frame of this kind shares). The Responses encoder builds it once per event type and
- * append only what varies plus `SSE_FRAME_END`, instead of concatenating the same pieces per event.
+ * appends only what varies plus `SSE_FRAME_END`, instead of concatenating the same pieces per event.
  * `event` must be a plain event name (no line breaks) and `dataHead` valid JSON text up to that point:
  * both come from the encoders' own constants, never from upstream or caller data.
  */
