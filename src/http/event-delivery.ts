@@ -4,6 +4,7 @@
 import type { EncodeContext, StreamEncoder } from '../codecs/types.js';
 import { ERROR_KINDS, GatewayError, type GatewayErrorKind } from '../errors.js';
 import { EventFolder } from '../ir/fold-events.js';
+import { resultToEvents } from '../ir/result-to-events.js';
 import type { IrEvent, IrResult } from '../ir/types.js';
 import type { RouteTarget } from '../router/model-table.js';
 import type { Generation } from './generation.js';
@@ -22,6 +23,8 @@ export interface EventSource {
 export class EventDelivery {
   private encoder: StreamEncoder | undefined;
   private sse: SseReply | undefined;
+  /** Folds the events when the answer is needed whole (non-streamed caller, or kept for the store). */
+  private readonly folds: boolean;
   private folder: EventFolder | undefined;
   private terminal = false;
   private settled = false;
@@ -31,6 +34,10 @@ export class EventDelivery {
   source: EventSource | undefined;
   private readonly encodeCtx: EncodeContext;
   private readonly keepForStore: boolean;
+  /** performance.now() at the start of the source's current chunk; 0 outside one (see beginChunk). */
+  private chunkAt = 0;
+  /** Some event of the current chunk was encoded for the caller. */
+  private chunkEncoded = false;
 
   constructor(
     private readonly gen: Generation,
@@ -42,7 +49,24 @@ export class EventDelivery {
     });
     this.encodeCtx = { request: gen.ir, responseId: gen.responseId, createdAt: gen.createdAt, warnings: gen.warnings };
     this.keepForStore = keepsAnswer(gen);
-    if (!gen.ir.stream || this.keepForStore) this.folder = new EventFolder();
+    // Created with the first event: an answer delivered whole (deliverResult) needs none.
+    this.folds = !gen.ir.stream || this.keepForStore;
+  }
+
+  /**
+   * The source is about to emit the events of one upstream chunk (typically several, all written to the
+   * caller in one socket write at the end of this turn): they share one clock reading for the event-gap
+   * metric and the first-token time, and the chunk's translation (decode and encode) is timed once as
+   * the request's encode time, instead of two clock reads around every event.
+   */
+  beginChunk(): void {
+    this.chunkAt = performance.now();
+    this.chunkEncoded = false;
+  }
+
+  endChunk(): void {
+    if (this.chunkEncoded) this.gen.rec.encodeMs += performance.now() - this.chunkAt;
+    this.chunkAt = 0;
   }
 
   /** The event sink handed to the source. Never throws. */
@@ -53,7 +77,7 @@ export class EventDelivery {
       case 'text-delta':
       case 'reasoning-delta':
       case 'tool-call-delta':
-        if (rec.tFirstToken === 0) rec.tFirstToken = performance.now();
+        if (rec.tFirstToken === 0) rec.tFirstToken = this.chunkAt !== 0 ? this.chunkAt : performance.now();
         break;
       case 'usage':
         rec.usage = ev.usage;
@@ -69,7 +93,7 @@ export class EventDelivery {
       default:
         break;
     }
-    if (this.folder) this.folder.push(ev);
+    if (this.folds) (this.folder ??= new EventFolder()).push(ev);
     if (!this.gen.ir.stream) return;
 
     if (!this.encoder) {
@@ -81,17 +105,43 @@ export class EventDelivery {
       }
       this.commitStream();
     }
+    if (this.chunkAt !== 0) {
+      this.encoder!.event(ev);
+      this.chunkEncoded = true;
+      this.gen.ctx.obs.eventWritten(rec, this.chunkAt);
+      return;
+    }
+    // Outside a chunk (a non-streamed upstream answer replayed as events, the demo, the closing events).
     const t0 = performance.now();
     this.encoder!.event(ev);
     rec.encodeMs += performance.now() - t0;
     this.gen.ctx.obs.eventWritten(rec, t0);
   };
 
+  /**
+   * A complete answer (a non-streamed upstream's). A streaming caller gets it as the events a stream
+   * would have carried; any other is answered with it directly: folding its events would only rebuild
+   * the same result.
+   */
+  deliverResult(result: IrResult): void {
+    if (this.gen.ir.stream) {
+      resultToEvents(result, this.emit);
+      this.end();
+      return;
+    }
+    if (this.settled) return;
+    const rec = this.gen.rec;
+    rec.usage = result.usage;
+    rec.finishReason = result.finish.reason;
+    this.terminal = true;
+    this.sendResult(result);
+  }
+
   /** The source has no more events. */
   end(): void {
     if (this.settled) return;
     if (!this.gen.ir.stream) {
-      const folder = this.folder!;
+      const folder = this.folder ?? new EventFolder();
       if (folder.error) {
         this.fail(new GatewayError(asKind(folder.error.kind), folder.error.message));
         return;
@@ -112,7 +162,8 @@ export class EventDelivery {
       this.encoder.event({ type: 'error', error: { kind: 'api_error', message: 'upstream stream ended unexpectedly' } });
     }
     this.sse!.end();
-    this.remember();
+    const folder = this.folder;
+    if (folder && !folder.error && folder.finish) this.remember(folder.result());
     this.settle();
   }
 
@@ -161,7 +212,7 @@ export class EventDelivery {
     gen.commit();
     gen.rec.status = 200;
     gen.reply.code(200).headers(gen.baseHeaders(this.target)).type('application/json').send(body);
-    this.remember(body);
+    this.remember(result, body);
     this.settle();
   }
 
@@ -170,13 +221,11 @@ export class EventDelivery {
    * caller got them (a stream's terminal event renders what encodeResult does), for `item_reference`.
    * Built and saved after the caller's last byte.
    */
-  private remember(sentBody?: string): void {
-    if (!this.keepForStore || !this.folder || this.folder.error || !this.folder.finish) return;
+  private remember(result: IrResult, sentBody?: string): void {
+    if (!this.keepForStore) return;
     const gen = this.gen;
-    const folder = this.folder;
     const target = this.target;
     gen.ctx.saver.saveAfter(gen.reply.raw, gen.responseId, gen.requestId, () => {
-      const result = folder.result();
       const response = JSON.parse(sentBody ?? gen.codec.encodeResult(result, this.encodeCtx)) as Record<string, unknown>;
       return storedAnswer(gen, target, response, result.content);
     });

@@ -8,7 +8,7 @@
 // their IR block are ignored, exactly as foldEvents ignores them, so both modes stay equal.
 import type { IrEvent, ReasoningCarry, ToolKind, Usage } from '../../ir/types.js';
 import { emptyUsage } from '../../ir/types.js';
-import { sseComment, sseFrame } from '../sse.js';
+import { SSE_FRAME_END, sseComment, sseFrameHead } from '../sse.js';
 import type { EncodeContext, StreamEncoder } from '../types.js';
 import { failedCodeFor, streamErrorTypeFor, terminalFor } from './map-finish.js';
 import { usageJson } from './map-usage.js';
@@ -33,6 +33,21 @@ import { responseJson, responseShape, type ResponseShape } from './response-obje
 
 export const KEEP_ALIVE = sseComment('keep-alive');
 const EMPTY_SUMMARY_PART = '{"type":"summary_text","text":""}';
+
+/** Every event's frame up to its `sequence_number` value, built once per event type. */
+const FRAME_HEADS = new Map<string, string>();
+
+function frameHead(type: string): string {
+  let head = FRAME_HEADS.get(type);
+  if (head === undefined) {
+    head = sseFrameHead(type, '{"type":"' + type + '","sequence_number":');
+    FRAME_HEADS.set(type, head);
+  }
+  return head;
+}
+
+const TEXT_DELTA_HEAD = frameHead('response.output_text.delta');
+const REFUSAL_DELTA_HEAD = frameHead('response.refusal.delta');
 
 /** The IR block currently open (what foldEvents would append deltas to). */
 const enum Block {
@@ -134,9 +149,10 @@ class ResponsesStreamEncoder implements StreamEncoder {
         if (this.block !== Block.Text || ev.text === '') return;
         if (this.item !== Item.Message || this.phase !== Phase.Open) this.openMessage();
         this.text += ev.text;
-        this.emit(
-          this.refusal ? 'response.refusal.delta' : 'response.output_text.delta',
-          this.deltaHead + JSON.stringify(ev.text) + (this.refusal ? '}' : ',"logprobs":[]}'),
+        this.write(
+          this.refusal
+            ? REFUSAL_DELTA_HEAD + this.seq++ + this.deltaHead + JSON.stringify(ev.text) + '}' + SSE_FRAME_END
+            : TEXT_DELTA_HEAD + this.seq++ + this.deltaHead + JSON.stringify(ev.text) + ',"logprobs":[]}' + SSE_FRAME_END,
         );
         return;
       case 'text-end':
@@ -233,7 +249,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   /** One event; `rest` continues the JSON after `sequence_number` (starts with `,` or is `}`). */
   private emit(type: string, rest: string): void {
-    this.write(sseFrame(type, '{"type":"' + type + '","sequence_number":' + this.seq++ + rest));
+    this.write(frameHead(type) + this.seq++ + rest + SSE_FRAME_END);
   }
 
   private start(): void {

@@ -3,7 +3,8 @@
 // non-streamed body) then only splices in status, error, output and usage. Values are always concrete
 // (numbers, booleans, strings) because the Open Responses schema rejects nulls in those fields.
 import { responsesToolChoice } from '../../ir/tool-choice.js';
-import type { IrRequest, OutputFormat, ToolChoice, ToolDefinition } from '../../ir/types.js';
+import type { IrRequest, OutputFormat, ToolDefinition } from '../../ir/types.js';
+import { jsonString } from '../json-string-memo.js';
 import type { EncodeContext } from '../types.js';
 
 export interface ResponseShape {
@@ -61,7 +62,7 @@ export function responseShape(ctx: EncodeContext): ResponseShape {
     head: '{"id":' + j(ctx.responseId) + ',"object":"response","created_at":' + ctx.createdAt + ',"status":"',
     afterStatus: '","background":' + (x.background === true) + ',"completed_at":',
     beforeOutput:
-      ',"instructions":' + j(str(x.instructions)) +
+      ',"instructions":' + (typeof x.instructions === 'string' ? jsonString(x.instructions) : 'null') +
       ',"max_output_tokens":' + (req.maxOutputTokens ?? null) +
       ',"max_tool_calls":' + j(typeof x.max_tool_calls === 'number' ? x.max_tool_calls : null) +
       ',"model":' + j(req.model) +
@@ -70,21 +71,21 @@ export function responseShape(ctx: EncodeContext): ResponseShape {
       ',"parallel_tool_calls":' + (req.parallelToolCalls ?? true) +
       ',"previous_response_id":' + j(str(x.previous_response_id)) +
       ',"prompt_cache_key":' + j(str(x.prompt_cache_key)) +
-      ',"reasoning":' + j(req.reasoning ? { effort: req.reasoning.effort ?? null, summary: req.reasoning.summary ?? null } : null) +
+      ',"reasoning":' + (req.reasoning ? j({ effort: req.reasoning.effort ?? null, summary: req.reasoning.summary ?? null }) : 'null') +
       ',"safety_identifier":' + j(req.user ?? null) +
       ',"service_tier":' + j(str(x.service_tier) ?? 'default') +
       ',"store":' + (x.store !== false) +
       ',"temperature":' + num(req.temperature, 1) +
-      ',"text":' + j({ format: formatEcho(req.outputFormat), verbosity: str(text?.verbosity) ?? 'medium' }) +
-      ',"tool_choice":' + j(toolChoiceEcho(req.toolChoice, req.tools)) +
-      ',"tools":' + j(toolsEcho(req.tools)) +
+      ',"text":' + textEcho(req.outputFormat, str(text?.verbosity)) +
+      ',"tool_choice":' + (req.toolChoice === undefined ? '"auto"' : j(responsesToolChoice(req.toolChoice, req.tools))) +
+      ',"tools":' + (req.tools.length === 0 ? '[]' : j(toolsEcho(req.tools))) +
       ',"top_logprobs":' + num(x.top_logprobs, 0) +
       ',"top_p":' + num(req.topP, 1) +
       ',"truncation":' + j(str(x.truncation) ?? 'disabled') +
       ',"usage":',
     tail:
       ',"user":' + j(str(x.user)) +
-      ',"metadata":' + j(req.metadata ?? {}) +
+      ',"metadata":' + (req.metadata == null ? '{}' : j(req.metadata)) +
       ',"presence_penalty":' + num(x.presence_penalty, 0) +
       ',"frequency_penalty":' + num(x.frequency_penalty, 0) +
       '}',
@@ -109,8 +110,12 @@ function formatEcho(f: OutputFormat | undefined): unknown {
   }
 }
 
-function toolChoiceEcho(choice: ToolChoice | undefined, tools: readonly ToolDefinition[]): unknown {
-  return choice === undefined ? 'auto' : responsesToolChoice(choice, tools);
+/** The echo most requests get (no format, no verbosity), as text once. */
+const DEFAULT_TEXT_ECHO = JSON.stringify({ format: { type: 'text' }, verbosity: 'medium' });
+
+function textEcho(format: OutputFormat | undefined, verbosity: string | null): string {
+  if (format === undefined && verbosity === null) return DEFAULT_TEXT_ECHO;
+  return JSON.stringify({ format: formatEcho(format), verbosity: verbosity ?? 'medium' });
 }
 
 function toolEcho(t: ToolDefinition): Record<string, unknown> {

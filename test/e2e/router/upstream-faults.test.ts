@@ -16,8 +16,8 @@ import { generations, provider, routerHarness, user } from './support.js';
 interface RawReply {
   status: number;
   contentType: string;
-  /** Written one by one, each flushed before the next. */
-  chunks: string[];
+  /** Written one by one, each flushed before the next (a Buffer may end inside a UTF-8 sequence). */
+  chunks: (string | Buffer)[];
 }
 
 interface RawUpstream {
@@ -68,7 +68,7 @@ async function startRawUpstream(): Promise<RawUpstream> {
   return state;
 }
 
-const sse = (...frames: string[]): RawReply => ({ status: 200, contentType: 'text/event-stream', chunks: frames });
+const sse = (...frames: (string | Buffer)[]): RawReply => ({ status: 200, contentType: 'text/event-stream', chunks: frames });
 const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
 const messageStart = frame('message_start', {
@@ -235,6 +235,46 @@ describe('upstream faults', () => {
       expect(await res.text()).toContain('exceed context limit');
       expect(raw.received).toHaveLength(1);
     });
+  });
+});
+
+describe('a translated stream whose UTF-8 characters are split across upstream chunks', () => {
+  let h: Harness;
+  let raw: RawUpstream;
+
+  beforeAll(async () => {
+    raw = await startRawUpstream();
+    h = await routerHarness(() => ({ providers: { 'r-raw': provider('responses', raw.url) }, models: { 'raw-r': { provider: 'r-raw', model: 'gpt-raw' } } }));
+  });
+  afterAll(async () => {
+    await h.close();
+    await raw.close();
+  });
+
+  it('reaches the Messages caller intact', async () => {
+    const text = 'héllo 🚀 wörld — ✓';
+    const completed = frame('response.completed', {
+      type: 'response.completed',
+      sequence_number: 2,
+      response: {
+        ...responseObj,
+        status: 'completed',
+        output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+        usage: { input_tokens: 3, output_tokens: 6, total_tokens: 9 },
+      },
+    });
+    const bytes = Buffer.from(created + outputDelta(text) + completed, 'utf8');
+    // Cut inside é (2 bytes), inside 🚀 (4 bytes) and inside ✓ (3 bytes): every chunk but the last ends mid-character.
+    const cuts = [bytes.indexOf('é') + 1, bytes.indexOf('🚀') + 2, bytes.indexOf('✓') + 1];
+    const chunks = [0, ...cuts].map((at, i) => bytes.subarray(at, cuts[i] ?? bytes.length));
+    for (const chunk of chunks.slice(0, -1)) expect(() => new TextDecoder('utf-8', { fatal: true }).decode(chunk)).toThrow();
+    raw.enqueue(sse(...chunks));
+    const res = await postJson(`${h.url}/v1/messages`, { model: 'raw-r', stream: true, max_tokens: 20, messages: [user('hi')] });
+    expect(res.status).toBe(200);
+    const frames = parseSse(await res.text());
+    const deltas = frames.filter((e) => e.event === 'content_block_delta').map((e) => (JSON.parse(e.data) as { delta: { text: string } }).delta.text);
+    expect(deltas.join('')).toBe(text);
+    expect(events(frames).at(-1)).toBe('message_stop');
   });
 });
 

@@ -5,7 +5,7 @@ import { ANONYMOUS_CALLER } from '../../../src/access/caller.js';
 // without its terminal event gets the protocol's error event. Non-streamed callers get the fold.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../../src/app.js';
 import { messagesCodec } from '../../../src/codecs/anthropic-messages/index.js';
 import { responsesCodec } from '../../../src/codecs/openai-responses/index.js';
@@ -14,7 +14,8 @@ import { resolveConfig } from '../../../src/config/load-config.js';
 import { GatewayError } from '../../../src/errors.js';
 import { EventDelivery } from '../../../src/http/event-delivery.js';
 import { Generation } from '../../../src/http/generation.js';
-import type { IrEvent, Warning } from '../../../src/ir/types.js';
+import type { IrEvent, IrResult, Warning } from '../../../src/ir/types.js';
+import { foldEvents } from '../../../src/ir/fold-events.js';
 import { RequestRecord } from '../../../src/observability/request-record.js';
 import { parseSse } from '../support/raw-http.js';
 
@@ -46,6 +47,8 @@ interface Outcome {
 describe('EventDelivery', () => {
   let built: BuiltApp;
   let script: IrEvent[] = [];
+  /** How the script reaches the delivery: event by event, as one upstream chunk, or as a whole result. */
+  let mode: 'events' | 'chunk' | 'result' = 'events';
   let last: Outcome;
 
   async function deliver(codec: InboundCodec, request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -61,8 +64,14 @@ describe('EventDelivery', () => {
     const target = plan.targets[0]!;
     gen.attemptTarget = target;
     const delivery = new EventDelivery(gen, target);
-    for (const ev of script) delivery.emit(ev);
-    delivery.end();
+    if (mode === 'result') {
+      delivery.deliverResult(foldEvents(script));
+    } else {
+      if (mode === 'chunk') delivery.beginChunk();
+      for (const ev of script) delivery.emit(ev);
+      if (mode === 'chunk') delivery.endChunk();
+      delivery.end();
+    }
     last = { committed: false, rec };
     try {
       await delivery.done;
@@ -81,6 +90,10 @@ describe('EventDelivery', () => {
   });
   afterAll(async () => {
     await built.app.close();
+  });
+
+  beforeEach(() => {
+    mode = 'events';
   });
 
   const messages = (stream: boolean) => ({ model: 'alias', max_tokens: 10, stream, messages: [{ role: 'user', content: 'hi' }] });
@@ -136,5 +149,37 @@ describe('EventDelivery', () => {
     expect(res.statusCode).toBe(599);
     expect(last.error).toMatchObject({ kind: 'api_error', message: 'upstream answer ended before it was complete' });
     expect(last.committed).toBe(false);
+  });
+
+  it('a whole answer (deliverResult) is the body its events fold to; a streaming caller gets the same frames', async () => {
+    script = ok;
+    const viaEvents = await built.app.inject({ method: 'POST', url: '/test/responses', payload: { model: 'alias', input: 'hi', store: false } });
+    mode = 'result';
+    const viaResult = await built.app.inject({ method: 'POST', url: '/test/responses', payload: { model: 'alias', input: 'hi', store: false } });
+    expect(viaResult.statusCode).toBe(200);
+    const [a, b] = [JSON.parse(viaEvents.body), JSON.parse(viaResult.body)] as Record<string, unknown>[];
+    // completed_at is the clock's second: the only member allowed to differ between the two answers.
+    expect({ ...b, completed_at: 0 }).toEqual({ ...a, completed_at: 0 });
+    expect(b.output).toEqual([expect.objectContaining({ type: 'message', content: [expect.objectContaining({ text: 'Hello' })] })]);
+    expect(last.rec.usage).toMatchObject({ inputTokens: 3, outputTokens: 1 });
+    expect(last.rec.finishReason).toBe('end_turn');
+    expect(last.committed).toBe(true);
+
+    const streamed = await built.app.inject({ method: 'POST', url: '/test/messages', payload: messages(true) });
+    mode = 'events';
+    const reference = await built.app.inject({ method: 'POST', url: '/test/messages', payload: messages(true) });
+    expect(parseSse(streamed.body)).toEqual(parseSse(reference.body));
+  });
+
+  it('the events of one upstream chunk share one clock reading, and the chunk is timed as encode time', async () => {
+    script = ok;
+    mode = 'chunk';
+    const res = await built.app.inject({ method: 'POST', url: '/test/messages', payload: messages(true) });
+    expect(parseSse(res.body).map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    const rec = last.rec;
+    expect(rec.tFirstToken).toBeGreaterThan(0);
+    // The event-gap metric saw every event at the chunk's time: the same reading as the first token.
+    expect(rec.lastEventAt).toBe(rec.tFirstToken);
+    expect(rec.encodeMs).toBeGreaterThan(0);
   });
 });
