@@ -82,7 +82,7 @@ export function createMetrics(options: MetricsOptions = {}) {
   ).register(registry);
   const encode = new FastHistogram(
     n('encode_seconds'),
-    'Time spent encoding IR events/results into the caller protocol, summed per request.',
+    'Time spent encoding IR into the caller protocol, summed per request (a translated stream: decoding its upstream chunks and encoding their events, timed per chunk).',
     ['front_door'],
     CODEC_BUCKETS,
   ).register(registry);
