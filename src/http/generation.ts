@@ -107,16 +107,22 @@ export class Generation {
 
   /**
    * For a committed answer that is not stored: no attempt will encode the request again and nothing
-   * after the answer reads it, so the caller's parsed body (also fastify's `request.body`) and the
-   * decoded conversation, system prompt and tools are let go. A stream holds its Generation for its
-   * whole life: otherwise each open stream keeps its conversation as objects, and with many streams
-   * those objects outlive young-generation GCs and pile up in the old generation.
+   * after the answer reads the caller's parsed body (also fastify's `request.body`), so it is let go.
+   * A stream holds its Generation for its whole life: otherwise each open stream keeps its
+   * conversation as objects, and with many streams those outlive young-generation GCs and pile up in
+   * the old generation.
    */
-  releaseRequest(): void {
+  releaseCallerBody(): void {
     this.body = RELEASED_BODY;
     this.callerBody = RELEASED_BODY;
-    this.ir = { ...this.ir, system: [], turns: [], tools: [] };
     (this.request as { body: unknown }).body = undefined;
+  }
+
+  /** releaseCallerBody, and the decoded conversation, system prompt and tools (the pass-through lane,
+   * which encodes nothing from the IR once the request is sent). */
+  releaseRequest(): void {
+    this.releaseCallerBody();
+    this.ir = { ...this.ir, system: [], turns: [], tools: [] };
   }
 
   /** Headers every answer carries (request id, served-by). */

@@ -1,4 +1,4 @@
-// An open pass-through stream must not keep the caller's parsed request alive (issue 14, memory under
+// An open stream must not keep the caller's parsed request alive (issue 14, memory under
 // many concurrent streams): once the answer is committed no attempt re-sends it, so it is collectable
 // while the stream runs — unless the answer is to be stored (Responses `store`), which needs it at the end.
 import { setFlagsFromString } from 'node:v8';
@@ -96,6 +96,16 @@ describe('memory of an open pass-through stream', () => {
     expect(text).toContain('hello');
     // The upstream got the whole conversation (released only after it was sent).
     expect(upstream.received.at(-1)!.body.messages).toHaveLength(conversation.length);
+  }, 15_000);
+
+  it('translation (Messages door, Responses upstream): the caller’s parsed body is collectable while the stream is open', async () => {
+    lastBody = undefined;
+    const rest = await openStalledStream('/v1/messages', { model: 'via-responses', max_tokens: 100, stream: true, messages: conversation });
+    expect(await collected(lastBody!)).toBe(true);
+    const text = await rest();
+    expect(text).toContain('event: message_stop');
+    expect(text).toContain('hello');
+    expect(upstream.received.at(-1)!.body.input).toHaveLength(conversation.length);
   }, 15_000);
 
   it('Responses with store: the body is kept until the answer is stored, and the stored response has the input', async () => {
