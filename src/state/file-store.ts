@@ -8,9 +8,8 @@
 // while someone subscribes. Chosen over unix datagrams because it needs no socket directory, no peer
 // discovery and no cleanup of dead workers' sockets; 25 ms is well inside one request.
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { RootDatabase } from 'lmdb';
+import { open, type RootDatabase } from 'lmdb';
 import {
   admitChecks,
   applyCharges,
@@ -79,9 +78,6 @@ export class FileStateStore implements StateStore {
     // useWritemap with noSync: a commit is writes into the memory map, no write syscalls (admit+settle
     // at 32 in flight ~62 → ~47 µs CPU in bench/access-overhead.ts terms); a process crash loses
     // nothing, an OS crash may lose the last moments, as before.
-    // Loaded here, not at import: lmdb costs ~11 MiB RSS (a 16 MiB value buffer, its binding) in every
-    // process that runs another backend.
-    const { open } = createRequire(import.meta.url)('lmdb') as typeof import('lmdb');
     this.db = open({ path: join(options.path, 'state.lmdb'), encoding: 'msgpack', noSync: true, useWritemap: true, cache: false });
     this.now = options.now ?? Date.now;
     this.boundOf = namespaceBounds(options);
