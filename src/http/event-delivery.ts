@@ -186,6 +186,8 @@ export class EventDelivery {
   private commitStream(): void {
     const gen = this.gen;
     gen.commit();
+    // No retry after commit; the encoder keeps the IR it echoes from, not the caller's parsed body.
+    if (!this.keepForStore) gen.releaseCallerBody();
     gen.reply.hijack();
     const sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
     this.sse = sse;

@@ -37,7 +37,7 @@ export class Generation {
   readonly codec: InboundCodec;
   ir: IrRequest;
   /** The caller's parsed body, forwarded (model replaced) on the pass-through lane. */
-  readonly body: Record<string, unknown>;
+  body: Record<string, unknown>;
   /** Who is calling; `caller.name` owns what the request stores (the anonymous caller when open). */
   readonly caller: Caller;
   readonly rec: RequestRecord;
@@ -57,7 +57,7 @@ export class Generation {
   /** The stored previous response (its turns are already at the front of `ir.turns`). */
   readonly previous: StoredConversation | undefined;
   /** The caller's own body (references unexpanded; `body` when it had none). */
-  readonly callerBody: Record<string, unknown>;
+  callerBody: Record<string, unknown>;
   readonly references: ReferencedItems | undefined;
   /** The deployment of the attempt in progress (set by the entry point around each attempt). */
   attemptTarget: RouteTarget | undefined;
@@ -105,6 +105,26 @@ export class Generation {
     if (this.attemptTarget) this.ctx.health.success(this.attemptTarget.deployment);
   }
 
+  /**
+   * For a committed answer that is not stored: no attempt will encode the request again and nothing
+   * after the answer reads the caller's parsed body (also fastify's `request.body`), so it is let go.
+   * A stream holds its Generation for its whole life: otherwise each open stream keeps its
+   * conversation as objects, and with many streams those outlive young-generation GCs and pile up in
+   * the old generation.
+   */
+  releaseCallerBody(): void {
+    this.body = RELEASED_BODY;
+    this.callerBody = RELEASED_BODY;
+    (this.request as { body: unknown }).body = undefined;
+  }
+
+  /** releaseCallerBody, and the decoded conversation, system prompt and tools (the pass-through lane,
+   * which encodes nothing from the IR once the request is sent). */
+  releaseRequest(): void {
+    this.releaseCallerBody();
+    this.ir = { ...this.ir, system: [], turns: [], tools: [] };
+  }
+
   /** Headers every answer carries (request id, served-by). */
   baseHeaders(target: RouteTarget): Record<string, string> {
     const h: Record<string, string> = {
@@ -120,6 +140,7 @@ export class Generation {
 }
 
 const NO_LEASES: readonly Lease[] = Object.freeze([]);
+const RELEASED_BODY: Record<string, unknown> = Object.freeze({});
 
 function warningsHeader(warnings: Warning[]): string {
   const fields = [...new Set(warnings.map((w) => w.field))].join(',');

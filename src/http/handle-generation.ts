@@ -36,33 +36,7 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
   });
   let gen: Generation | undefined;
   try {
-    const caller = identifyCaller(ctx, request);
-    rec.keyName = caller.name;
-    rec.teamName = caller.team ?? '';
-    // Responses `item_reference` inputs become the caller's stored items before decoding.
-    const callerBody = request.body as Record<string, unknown>;
-    const references = new ReferencedItems(ctx.responses);
-    const body = await expandItemReferences(codec.protocol, callerBody, (m) => ctx.table.resolve(m), references, caller.name);
-    const pre = runPreamble(
-      ctx,
-      request,
-      codec.decodeRequest,
-      (ir) => {
-        rec.tDecoded = performance.now();
-        rec.requestedModel = ir.model;
-        rec.stream = ir.stream;
-      },
-      caller,
-      body,
-    );
-    rec.modelLabel = pre.plan.label;
-    rec.tRouted = performance.now();
-    rec.warnings = pre.warnings;
-    const { ir, previous } = await resolvePreviousResponse(ctx, pre.ir, pre.plan, pre.caller.name);
-    gen = new Generation(
-      { ctx, codec, ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone, previous, callerBody, references },
-      newId(codec.responseIdPrefix),
-    );
+    gen = await openGeneration(ctx, codec, request, reply, requestId, rec, clientGone);
     await admitGeneration(gen);
     await runPlan(gen);
   } catch (err) {
@@ -86,6 +60,49 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
       ctx.logger.error({ requestId, err: ctx.obs.safeError(err) }, 'accounting failed');
     });
   }
+}
+
+/**
+ * Authenticate, decode, route and resolve the previous response: the Generation, or a throw. Its own
+ * frame, so the caller's parsed body and the preamble's intermediates are not kept alive by
+ * handleGeneration's suspended frame for as long as the answer streams.
+ */
+async function openGeneration(
+  ctx: AppContext,
+  codec: InboundCodec,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  requestId: string,
+  rec: RequestRecord,
+  clientGone: AbortController,
+): Promise<Generation> {
+  const caller = identifyCaller(ctx, request);
+  rec.keyName = caller.name;
+  rec.teamName = caller.team ?? '';
+  // Responses `item_reference` inputs become the caller's stored items before decoding.
+  const callerBody = request.body as Record<string, unknown>;
+  const references = new ReferencedItems(ctx.responses);
+  const body = await expandItemReferences(codec.protocol, callerBody, (m) => ctx.table.resolve(m), references, caller.name);
+  const pre = runPreamble(
+    ctx,
+    request,
+    codec.decodeRequest,
+    (ir) => {
+      rec.tDecoded = performance.now();
+      rec.requestedModel = ir.model;
+      rec.stream = ir.stream;
+    },
+    caller,
+    body,
+  );
+  rec.modelLabel = pre.plan.label;
+  rec.tRouted = performance.now();
+  rec.warnings = pre.warnings;
+  const { ir, previous } = await resolvePreviousResponse(ctx, pre.ir, pre.plan, pre.caller.name);
+  return new Generation(
+    { ctx, codec, ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone, previous, callerBody, references },
+    newId(codec.responseIdPrefix),
+  );
 }
 
 /** The router decides (order, retries, waits); this side runs each attempt and keeps the record. */

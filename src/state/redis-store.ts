@@ -3,7 +3,8 @@
 // Every call is bounded (commandTimeout); while Redis is away calls reject with
 // StateUnavailableError instead of queueing, and ioredis reconnects in the background.
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { bucketMs, newLeaseId } from './admission-logic.js';
 import { DELETE_DOC, LIMITS, PUT_DOC } from './redis-scripts.js';
 import { documentBytes, namespaceBounds, tooLarge, type StoreOptions } from './options.js';
@@ -76,7 +77,10 @@ export class RedisStateStore implements StateStore {
   }
 
   private connect(): Redis {
-    const client = new Redis(this.options.url, {
+    // Loaded here, not at import: ioredis added ~8 MiB to the idle RSS of every gateway, whatever its
+    // backend (the default is memory).
+    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    const client = new RedisClient(this.options.url, {
       lazyConnect: true,
       connectTimeout: this.opTimeoutMs,
       commandTimeout: this.opTimeoutMs,

@@ -107,6 +107,8 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
           return;
         }
         gen.commit();
+        // Committed: no retry re-sends the request; let the stream not hold the caller's conversation.
+        if (!keepsAnswer(gen)) gen.releaseRequest();
         gen.reply.hijack();
         sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
         rec.status = 200;

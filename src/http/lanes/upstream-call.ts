@@ -15,6 +15,8 @@ export interface UpstreamCall {
   finish(): void;
 }
 
+const NO_HEADERS: UpstreamResponse['headers'] = Object.freeze({});
+
 export async function callUpstream(gen: Generation, target: RouteTarget, driver: Driver, encoded: EncodedRequest): Promise<UpstreamCall> {
   const { ctx, rec } = gen;
   const provider = target.provider;
@@ -58,5 +60,7 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
     finish();
     throw driver.decodeError(response.status, response.headers, text);
   }
+  // Only an error reads the upstream's headers; a stream can run for minutes, so it does not keep them.
+  response.headers = NO_HEADERS;
   return { response, abort, abortReason: () => reason, finish };
 }
