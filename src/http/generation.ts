@@ -3,6 +3,7 @@
 // retries and fallbacks once a byte has gone to the caller.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../access/caller.js';
+import type { AbortSwitch } from '../drivers/abort-switch.js';
 import type { Lease } from '../state/types.js';
 import type { InboundCodec } from '../codecs/types.js';
 import type { IrRequest, Warning } from '../ir/types.js';
@@ -52,8 +53,10 @@ export class Generation {
   readonly responseId: string;
   readonly createdAt: number;
   readonly plan: RoutePlan;
-  /** Aborted when the caller disconnects: lanes abort their upstream request with it. */
+  /** Aborted when the caller disconnects (the router stops retrying; lanes stop writing). */
   readonly clientGone: AbortController;
+  /** The upstream request in flight (lanes/upstream-call.ts): the caller disconnecting aborts it. */
+  upstreamAbort: AbortSwitch | undefined = undefined;
   /** The stored previous response (its turns are already at the front of `ir.turns`). */
   readonly previous: StoredConversation | undefined;
   /** The caller's own body (references unexpanded; `body` when it had none). */

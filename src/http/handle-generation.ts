@@ -28,13 +28,14 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
   const rec = new RequestRecord(requestId, codec.protocol, performance.now());
   ctx.obs.requestStarted(rec);
   const clientGone = new AbortController();
+  let gen: Generation | undefined;
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) {
       rec.clientAborted = true;
       clientGone.abort();
+      gen?.upstreamAbort?.abort('client');
     }
   });
-  let gen: Generation | undefined;
   try {
     const caller = identifyCaller(ctx, request);
     rec.keyName = caller.name;
