@@ -12,6 +12,7 @@ import type { RoutePlan, RouteTarget } from '../router/model-table.js';
 import type { StoredConversation } from '../responses-store/stored-response.js';
 import type { ReferencedItems } from './referenced-items.js';
 import type { AppContext } from './context.js';
+import type { ClientGoneSwitch } from './client-gone.js';
 
 export interface GenerationInit {
   ctx: AppContext;
@@ -25,7 +26,7 @@ export interface GenerationInit {
   warnings: Warning[];
   requestId: string;
   plan: RoutePlan;
-  clientGone: AbortController;
+  clientGone: ClientGoneSwitch;
   /** The stored response `previous_response_id` named, when the gateway has it. */
   previous?: StoredConversation;
   /** The caller's body before its `item_reference`s were expanded, and where the items came from. */
@@ -54,7 +55,7 @@ export class Generation {
   readonly createdAt: number;
   readonly plan: RoutePlan;
   /** Aborted when the caller disconnects (the router stops retrying; lanes stop writing). */
-  readonly clientGone: AbortController;
+  readonly clientGone: ClientGoneSwitch;
   /** The upstream request in flight (lanes/upstream-call.ts): the caller disconnecting aborts it. */
   upstreamAbort: AbortSwitch | undefined = undefined;
   /** The stored previous response (its turns are already at the front of `ir.turns`). */
