@@ -3,6 +3,7 @@
 // serializer or a translator that recurses). The same pass spots a `"__proto__"` key, which fastify's
 // default parser also refuses (spelled plainly; an escaped spelling is caught by a native regex).
 import { rememberCallerJson } from '../drivers/caller-json.js';
+import { closingQuote, skipSpace } from '../drivers/top-level-string.js';
 import { GatewayError } from '../errors.js';
 
 /** Deepest object/array nesting a request body may have. Real bodies stay far below it (Claude Code's
@@ -13,7 +14,6 @@ const OPEN_BRACE = 123;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACE = 125;
 const CLOSE_BRACKET = 93;
-const BACKSLASH = 92;
 const COLON = 58;
 const QUOTE = 34;
 
@@ -70,26 +70,6 @@ function topLevelString(text: string, quote: number, after: number): void {
   if (end < 0) return;
   top.modelStart = i;
   top.modelEnd = end + 1;
-}
-
-/** The closing quote: the first one after `quote` not escaped by an odd run of backslashes; -1 if none. */
-function closingQuote(text: string, quote: number): number {
-  let end = quote;
-  for (;;) {
-    end = text.indexOf('"', end + 1);
-    if (end < 0) return -1;
-    let b = end - 1;
-    while (text.charCodeAt(b) === BACKSLASH) b--;
-    if ((end - 1 - b) % 2 === 0) return end;
-  }
-}
-
-function skipSpace(text: string, i: number): number {
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
-    i++;
-  }
 }
 
 /** An escaped `_`, `p`, `r`, `o` or `t`: the only way to spell `__proto__` that the scan cannot see.

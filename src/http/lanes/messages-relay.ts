@@ -7,6 +7,7 @@ import type { SseFrame } from '../../drivers/sse-parser.js';
 import { textData, type FrameData } from '../../drivers/sse-splitter.js';
 import type { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../observability/request-record.js';
+import { answerWithModel } from './answer-model.js';
 import type { Relay } from './relay.js';
 import { mergeAnthropicUsage } from './usage-taps.js';
 
@@ -74,9 +75,7 @@ export class MessagesRelay implements Relay {
   result(text: string, obj: Record<string, unknown>): string {
     this.rec.usage = mergeAnthropicUsage(undefined, obj.usage as never);
     this.rec.finishReason = typeof obj.stop_reason === 'string' ? obj.stop_reason : undefined;
-    if (!this.rewriteModel) return text;
-    obj.model = this.callerModel;
-    return JSON.stringify(obj);
+    return this.rewriteModel ? answerWithModel(text, obj, this.callerModel) : text;
   }
 }
 

@@ -9,6 +9,7 @@ import type { SseFrame } from '../../drivers/sse-parser.js';
 import { textData, type FrameData } from '../../drivers/sse-splitter.js';
 import type { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../observability/request-record.js';
+import { answerWithModel } from './answer-model.js';
 import type { Relay } from './relay.js';
 import { responsesUsage } from './usage-taps.js';
 
@@ -82,9 +83,7 @@ export class ResponsesRelay implements Relay {
   result(text: string, obj: Record<string, unknown>): string {
     this.rec.usage = responsesUsage(obj.usage as never);
     this.rec.finishReason = typeof obj.status === 'string' ? obj.status : undefined;
-    if (!this.rewriteModel) return text;
-    obj.model = this.callerModel;
-    return JSON.stringify(obj);
+    return this.rewriteModel ? answerWithModel(text, obj, this.callerModel) : text;
   }
 
   private finishedItems(): unknown[] {
