@@ -7,7 +7,7 @@ import type { SseFrame } from '../../drivers/sse-parser.js';
 import { textData, type FrameData } from '../../drivers/sse-splitter.js';
 import type { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../observability/request-record.js';
-import { answerWithModel } from './answer-model.js';
+import { answerWithModel, spliceNestedModel } from './answer-model.js';
 import type { Relay } from './relay.js';
 import { mergeAnthropicUsage } from './usage-taps.js';
 
@@ -40,12 +40,13 @@ export class MessagesRelay implements Relay {
         if (this.rec.tFirstToken === 0) this.rec.tFirstToken = performance.now();
         return undefined;
       case 'message_start': {
-        const obj = safeParse(data.text()) as { message?: { model?: string; usage?: never } } | undefined;
+        const text = data.text();
+        const obj = safeParse(text) as { message?: { model?: string; usage?: never } } | undefined;
         if (!obj?.message) return undefined;
         this.rec.usage = mergeAnthropicUsage(undefined, obj.message.usage);
         if (!this.rewriteModel) return undefined;
         obj.message.model = this.callerModel;
-        return sseFrame(event, JSON.stringify(obj));
+        return sseFrame(event, spliceNestedModel(text, 'message', this.callerModel) ?? JSON.stringify(obj));
       }
       case 'message_delta': {
         const obj = safeParse(data.text()) as { delta?: { stop_reason?: string }; usage?: never } | undefined;

@@ -9,7 +9,7 @@ import type { SseFrame } from '../../drivers/sse-parser.js';
 import { textData, type FrameData } from '../../drivers/sse-splitter.js';
 import type { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../observability/request-record.js';
-import { answerWithModel } from './answer-model.js';
+import { answerWithModel, spliceNestedModel } from './answer-model.js';
 import type { Relay } from './relay.js';
 import { responsesUsage } from './usage-taps.js';
 
@@ -50,19 +50,25 @@ export class ResponsesRelay implements Relay {
   tap(type: string, data: FrameData): string | undefined {
     this.frames++;
     if (LIFECYCLE.has(type)) {
-      const obj = safeParse(data.text()) as { response?: Record<string, unknown> } | undefined;
+      const raw = data.text();
+      const terminal = TERMINAL.has(type);
+      let text = this.rewriteModel ? spliceNestedModel(raw, 'response', this.callerModel) : undefined;
+      // A frame in between (in_progress, …) whose model could be spliced needs no parsing at all; the
+      // first one (the snapshot), the terminal one (usage, the answer) and any that could not be
+      // spliced do.
+      if (this.snapshot && !terminal && (text !== undefined || !this.rewriteModel)) return text === undefined ? undefined : sseFrame(type, text);
+      const obj = safeParse(raw) as { response?: Record<string, unknown> } | undefined;
       if (!obj?.response) return undefined;
       const r = obj.response;
-      let text: string | undefined;
       if (this.rewriteModel) {
         r.model = this.callerModel;
-        text = JSON.stringify(obj);
+        text ??= JSON.stringify(obj);
       }
       if (!this.snapshot) this.snapshot = r;
-      if (TERMINAL.has(type)) {
+      if (terminal) {
         this.finished = true;
         this.rec.usage = responsesUsage(r.usage as never);
-        if (type === 'response.failed') this.rec.errorKind = this.classify(text ?? data.text()).kind;
+        if (type === 'response.failed') this.rec.errorKind = this.classify(text ?? raw).kind;
         else {
           this.finalResponse = r;
           this.rec.finishReason = type === 'response.completed' ? 'completed' : `incomplete:${(r.incomplete_details as { reason?: string } | null)?.reason ?? ''}`;

@@ -1,7 +1,7 @@
 // The caller's model name put back into a non-streamed pass-through answer: spliced into the
 // upstream's text when the top-level key is unambiguous, re-serialised otherwise; the same JSON either way.
 import { describe, expect, it } from 'vitest';
-import { answerWithModel } from '../../../../src/http/lanes/answer-model.js';
+import { answerWithModel, spliceNestedModel } from '../../../../src/http/lanes/answer-model.js';
 import { topLevelString } from '../../../../src/drivers/top-level-string.js';
 
 const rename = (text: string) => answerWithModel(text, JSON.parse(text) as Record<string, unknown>, 'alias');
@@ -28,5 +28,20 @@ describe('answerWithModel', () => {
   it('no top-level model string: the object with the model set', () => {
     expect(rename('{"id":"x","model":null}')).toBe('{"id":"x","model":"alias"}');
     expect(rename('{"id":"x"}')).toBe('{"id":"x","model":"alias"}');
+  });
+});
+
+describe('spliceNestedModel (stream events)', () => {
+  it('replaces the model of the object under the key, not a top-level or deeper one', () => {
+    const text = '{"type":"response.in_progress","sequence_number":1,"response":{"id":"r","meta":{"model":"deep"},"model":"up","status":"in_progress"},"model_note":"x"}';
+    expect(spliceNestedModel(text, 'response', 'alias')).toBe(text.replace('"model":"up"', '"model":"alias"'));
+    const start = '{"type":"message_start","message":{"id":"m","model":"up","usage":{"input_tokens":1}}}';
+    expect(spliceNestedModel(start, 'message', 'alias')).toBe(start.replace('"up"', '"alias"'));
+  });
+
+  it('undefined when the key holds no object, the object has no model string, or a later "model" makes it ambiguous', () => {
+    expect(spliceNestedModel('{"response":null}', 'response', 'a')).toBeUndefined();
+    expect(spliceNestedModel('{"response":{"id":"r"},"model":"top"}', 'response', 'a')).toBeUndefined();
+    expect(spliceNestedModel('{"response":{"model":"up","tools":[{"parameters":{"model":{}}}]}}', 'response', 'a')).toBeUndefined();
   });
 });
