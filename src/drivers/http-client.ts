@@ -5,6 +5,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
 import type { ProviderConfig } from '../config/types.js';
+import type { AbortSwitch } from './abort-switch.js';
 
 export interface UpstreamResponse {
   status: number;
@@ -17,7 +18,8 @@ export interface SendOptions {
   path: string;
   headers: Record<string, string>;
   body?: string;
-  signal: AbortSignal;
+  /** An AbortSwitch on the hot path (undici accepts either). */
+  signal: AbortSignal | AbortSwitch;
 }
 
 export class HttpClient {
@@ -48,7 +50,8 @@ export class HttpClient {
         path: provider.basePath + options.path,
         headers: options.headers,
         body: options.body,
-        signal: options.signal,
+        // undici checks the shape at run time (an EventEmitter-style object or an EventTarget).
+        signal: options.signal as AbortSignal,
       });
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
@@ -106,18 +109,27 @@ export function transportError(err: unknown, provider: string): GatewayError {
   return new GatewayError('bad_gateway', `upstream ${provider} unreachable (${e.code ?? 'connection error'})`, { cause: err });
 }
 
-/** Read a whole (small) body as text, bounded so a misbehaving upstream cannot exhaust memory. */
-export async function readText(body: Readable, limit = 4 * 1024 * 1024): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > limit) {
-      body.destroy();
-      break;
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** Read a whole (small) body as text, bounded so a misbehaving upstream cannot exhaust memory (past
+ * the limit the body is destroyed and what came before it is returned). Plain listeners: an async
+ * iterator costs a few promises per answer. */
+export function readText(body: Readable, limit = 4 * 1024 * 1024): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const text = () => (chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > limit) {
+        body.off('data', onData);
+        resolve(text());
+        // The error listener stays: a late error after this settles nothing (and crashes nothing).
+        body.destroy();
+        return;
+      }
+      size += chunk.length;
+      chunks.push(chunk);
+    };
+    body.on('data', onData);
+    body.on('end', () => resolve(text()));
+    body.on('error', reject);
+  });
 }

@@ -1,6 +1,7 @@
 // The pass-through lane's upstream body, shared by the drivers whose protocol a caller can speak: the
 // caller's own body with only `model` and the target's settings replaced, so unknown fields survive.
 // Each protocol names the output limit and the reasoning effort its own way (`fields`).
+import { callerJsonOf } from './caller-json.js';
 import type { PassthroughSettings } from './types.js';
 
 export interface PassthroughFields {
@@ -17,6 +18,11 @@ export function passthroughBody(
   overrides: PassthroughSettings,
   fields: PassthroughFields,
 ): string {
+  // Nothing to change but the model: the caller's own text with the model spliced in.
+  if (isEmpty(defaults) && isEmpty(overrides)) {
+    const json = callerJsonOf(callerBody);
+    if (json !== undefined) return json.text.slice(0, json.modelStart) + JSON.stringify(model) + json.text.slice(json.modelEnd);
+  }
   const body: Record<string, unknown> = { ...callerBody, model };
   applySettings(body, defaults, false, fields);
   applySettings(body, overrides, true, fields);
@@ -35,4 +41,9 @@ function applySettings(body: Record<string, unknown>, s: PassthroughSettings, fo
     const parent = (body[fields.effortParent] ?? {}) as Record<string, unknown>;
     if (force || parent.effort === undefined) body[fields.effortParent] = { ...parent, effort: s.reasoningEffort };
   }
+}
+
+function isEmpty(s: PassthroughSettings): boolean {
+  for (const k in s) if (s[k as keyof PassthroughSettings] !== undefined) return false;
+  return true;
 }

@@ -3,6 +3,7 @@
 // retries and fallbacks once a byte has gone to the caller.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../access/caller.js';
+import type { AbortSwitch } from '../drivers/abort-switch.js';
 import type { Lease } from '../state/types.js';
 import type { InboundCodec } from '../codecs/types.js';
 import type { IrRequest, Warning } from '../ir/types.js';
@@ -11,6 +12,7 @@ import type { RoutePlan, RouteTarget } from '../router/model-table.js';
 import type { StoredConversation } from '../responses-store/stored-response.js';
 import type { ReferencedItems } from './referenced-items.js';
 import type { AppContext } from './context.js';
+import type { ClientGoneSwitch } from './client-gone.js';
 
 export interface GenerationInit {
   ctx: AppContext;
@@ -24,7 +26,7 @@ export interface GenerationInit {
   warnings: Warning[];
   requestId: string;
   plan: RoutePlan;
-  clientGone: AbortController;
+  clientGone: ClientGoneSwitch;
   /** The stored response `previous_response_id` named, when the gateway has it. */
   previous?: StoredConversation;
   /** The caller's body before its `item_reference`s were expanded, and where the items came from. */
@@ -52,8 +54,10 @@ export class Generation {
   readonly responseId: string;
   readonly createdAt: number;
   readonly plan: RoutePlan;
-  /** Aborted when the caller disconnects: lanes abort their upstream request with it. */
-  readonly clientGone: AbortController;
+  /** Aborted when the caller disconnects (the router stops retrying; lanes stop writing). */
+  readonly clientGone: ClientGoneSwitch;
+  /** The upstream request in flight (lanes/upstream-call.ts): the caller disconnecting aborts it. */
+  upstreamAbort: AbortSwitch | undefined = undefined;
   /** The stored previous response (its turns are already at the front of `ir.turns`). */
   readonly previous: StoredConversation | undefined;
   /** The caller's own body (references unexpanded; `body` when it had none). */

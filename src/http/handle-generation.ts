@@ -9,6 +9,7 @@ import { runAttempts } from '../router/attempts.js';
 import type { RouteTarget } from '../router/model-table.js';
 import { preferReasoningFamily } from '../router/reasoning-affinity.js';
 import { assertResolvedFor, expandItemReferences } from '../responses-store/expand-item-references.js';
+import { ClientGone } from './client-gone.js';
 import type { AppContext } from './context.js';
 import { Generation } from './generation.js';
 import { newId } from './ids.js';
@@ -27,14 +28,15 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
   const requestId = requestIdFor(request);
   const rec = new RequestRecord(requestId, codec.protocol, performance.now());
   ctx.obs.requestStarted(rec);
-  const clientGone = new AbortController();
+  const clientGone = new ClientGone();
+  let gen: Generation | undefined;
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) {
       rec.clientAborted = true;
       clientGone.abort();
+      gen?.upstreamAbort?.abort('client');
     }
   });
-  let gen: Generation | undefined;
   try {
     gen = await openGeneration(ctx, codec, request, reply, requestId, rec, clientGone);
     await admitGeneration(gen);

@@ -13,6 +13,8 @@ export class SseReply {
   private ended = false;
   /** Frames written this turn, not yet handed to the socket. */
   private pending = '';
+  /** Pieces of this turn before `pending` when upstream bytes were relayed (writeBytes), in order. */
+  private parts: (string | Uint8Array)[] | undefined = undefined;
   /** A flush is queued for the end of this turn. */
   private scheduled = false;
   /** The status line and headers went to the socket (`headersSent` turns true at writeHead already). */
@@ -22,9 +24,12 @@ export class SseReply {
     const text = this.pending;
     this.pending = '';
     if (this.raw.destroyed) return;
+    // Several writes in one turn still leave in one syscall: node corks a response until the next tick.
+    const relayed = this.parts !== undefined;
+    if (relayed) this.writeParts();
     if (text.length !== 0) this.raw.write(text);
     // The turn that opened the stream wrote no frame: the headers still leave now, not with a later one.
-    else if (!this.headersOut) this.raw.flushHeaders();
+    else if (!this.headersOut && !relayed) this.raw.flushHeaders();
     this.headersOut = true;
   };
 
@@ -61,6 +66,26 @@ export class SseReply {
     return !this.raw.writableNeedDrain;
   }
 
+  /** The upstream's own bytes (pass-through), queued like frames; the buffer must not be reused. */
+  writeBytes(chunk: Uint8Array): boolean {
+    if (this.ended || this.raw.destroyed) return true;
+    this.lastWrite = performance.now();
+    this.schedule();
+    const parts = (this.parts ??= []);
+    if (this.pending.length !== 0) {
+      parts.push(this.pending);
+      this.pending = '';
+    }
+    parts.push(chunk);
+    return !this.raw.writableNeedDrain;
+  }
+
+  private writeParts(): void {
+    const parts = this.parts!;
+    this.parts = undefined;
+    for (const p of parts) this.raw.write(p);
+  }
+
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
@@ -77,7 +102,9 @@ export class SseReply {
     if (this.timer) clearInterval(this.timer);
     const text = this.pending;
     this.pending = '';
+    if (this.raw.destroyed) return;
     // The last frames and the chunked terminator in one write (end() corks the socket).
-    if (!this.raw.destroyed) this.raw.end(text.length !== 0 ? text : undefined);
+    if (this.parts !== undefined) this.writeParts();
+    this.raw.end(text.length !== 0 ? text : undefined);
   }
 }

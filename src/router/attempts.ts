@@ -13,6 +13,12 @@ export interface AttemptStart {
   fallback: boolean;
 }
 
+/** What the loop reads of the caller's abort signal: an AbortSignal will do. */
+export interface CallerSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+}
+
 export interface AttemptHooks {
   /** One upstream attempt. Resolves with the kind of an error that cut a committed stream short
    * (nothing can be retried then, but it still counts against the deployment), else undefined. */
@@ -20,7 +26,7 @@ export interface AttemptHooks {
   /** True once a byte went to the caller: no retry or fallback after that. */
   committed(): boolean;
   /** Aborted when the caller leaves: stop trying, stop waiting. */
-  signal: AbortSignal;
+  signal: CallerSignal;
   /** Bookkeeping before each attempt (record, metrics). */
   onAttemptStart?(start: AttemptStart): void;
   /** Bookkeeping after each attempt: 'success' or the error kind. */
@@ -123,7 +129,7 @@ export function retryAfterMs(err: GatewayError, now = Date.now()): number | unde
   return undefined;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: CallerSignal): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
     signal.addEventListener(

@@ -1,11 +1,13 @@
-// Pass-through relay for Anthropic Messages streams: frames are re-emitted as they arrive, untouched
+// Pass-through relay for Anthropic Messages streams: frames are relayed as they arrive, untouched
 // except `message.model` in message_start (the caller's name is echoed). A tap reads usage, the stop
 // reason and errors from the few frames that carry them; other frames are never JSON-parsed. Error
 // frames are classified by the driver (Driver.decodeStreamError), as in the translation lane.
 import { sseFrame } from '../../codecs/sse.js';
 import type { SseFrame } from '../../drivers/sse-parser.js';
+import { textData, type FrameData } from '../../drivers/sse-splitter.js';
 import type { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../observability/request-record.js';
+import { answerWithModel, spliceNestedModel } from './answer-model.js';
 import type { Relay } from './relay.js';
 import { mergeAnthropicUsage } from './usage-taps.js';
 
@@ -29,41 +31,41 @@ export class MessagesRelay implements Relay {
 
   frame(frame: SseFrame): string {
     const event = frame.event ?? 'message';
-    let data = frame.data;
+    return this.tap(event, textData(frame.data)) ?? sseFrame(event, frame.data);
+  }
+
+  tap(event: string, data: FrameData): string | undefined {
     switch (event) {
       case 'content_block_delta':
         if (this.rec.tFirstToken === 0) this.rec.tFirstToken = performance.now();
-        break;
+        return undefined;
       case 'message_start': {
-        const obj = safeParse(data) as { message?: { model?: string; usage?: never } } | undefined;
-        if (obj?.message) {
-          this.rec.usage = mergeAnthropicUsage(undefined, obj.message.usage);
-          if (this.rewriteModel) {
-            obj.message.model = this.callerModel;
-            data = JSON.stringify(obj);
-          }
-        }
-        break;
+        const text = data.text();
+        const obj = safeParse(text) as { message?: { model?: string; usage?: never } } | undefined;
+        if (!obj?.message) return undefined;
+        this.rec.usage = mergeAnthropicUsage(undefined, obj.message.usage);
+        if (!this.rewriteModel) return undefined;
+        obj.message.model = this.callerModel;
+        return sseFrame(event, spliceNestedModel(text, 'message', this.callerModel) ?? JSON.stringify(obj));
       }
       case 'message_delta': {
-        const obj = safeParse(data) as { delta?: { stop_reason?: string }; usage?: never } | undefined;
+        const obj = safeParse(data.text()) as { delta?: { stop_reason?: string }; usage?: never } | undefined;
         if (obj) {
           this.rec.usage = mergeAnthropicUsage(this.rec.usage, obj.usage);
           if (obj.delta?.stop_reason) this.rec.finishReason = obj.delta.stop_reason;
         }
-        break;
+        return undefined;
       }
       case 'message_stop':
         this.finished = true;
-        break;
+        return undefined;
       case 'error':
-        this.rec.errorKind = this.classify(data).kind;
+        this.rec.errorKind = this.classify(data.text()).kind;
         this.finished = true;
-        break;
+        return undefined;
       default:
-        break;
+        return undefined;
     }
-    return sseFrame(event, data);
   }
 
   closingFrames(err: GatewayError): string {
@@ -74,9 +76,7 @@ export class MessagesRelay implements Relay {
   result(text: string, obj: Record<string, unknown>): string {
     this.rec.usage = mergeAnthropicUsage(undefined, obj.usage as never);
     this.rec.finishReason = typeof obj.stop_reason === 'string' ? obj.stop_reason : undefined;
-    if (!this.rewriteModel) return text;
-    obj.model = this.callerModel;
-    return JSON.stringify(obj);
+    return this.rewriteModel ? answerWithModel(text, obj, this.callerModel) : text;
   }
 }
 

@@ -3,17 +3,15 @@
 // a tap for usage, finish and errors. The fast path and the lossless one.
 import { driverFor } from '../../drivers/registry.js';
 import { readText, transportError } from '../../drivers/http-client.js';
-import { SseParser } from '../../drivers/sse-parser.js';
-import { looksLikeJsonObject, malformedFrameMessage } from '../../drivers/stream-frame.js';
 import type { Driver } from '../../drivers/types.js';
 import { GatewayError } from '../../errors.js';
 import { driverTarget } from '../../router/driver-target.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import type { Generation } from '../generation.js';
-import { SseReply } from '../sse-reply.js';
 import { MessagesRelay } from './messages-relay.js';
 import type { Relay } from './relay.js';
 import { ResponsesRelay } from './responses-relay.js';
+import { relayStream } from './passthrough-stream.js';
 import { callUpstream } from './upstream-call.js';
 import { continuationBody } from './passthrough-body.js';
 import { keepsAnswer, storedAnswer } from '../stored-answer.js';
@@ -65,103 +63,8 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     return;
   }
 
-  const body = response.body;
-  const obs = gen.ctx.obs;
-  const keepAlive = gen.codec.keepAliveFrame;
-
-  return new Promise<void>((resolve, reject) => {
-    let sse: SseReply | undefined;
-    let settled = false;
-    const settle = (err?: GatewayError) => {
-      if (settled) return;
-      settled = true;
-      if (err) reject(err);
-      else resolve();
-    };
-    const parser = new SseParser((frame) => {
-      if (settled) return;
-      if (!looksLikeJsonObject(frame.data)) {
-        // After the terminal frame the answer is whole: a trailing marker (`[DONE]`) is dropped.
-        if (relay.finished) return;
-        // Not relayed as is: the caller's SDK would choke on it. Before the first byte it fails the
-        // attempt (the router may fall back); after, the stream ends with the protocol's error frames,
-        // as the translation lane does. Counted through the record's error kind.
-        const err = new GatewayError('api_error', malformedFrameMessage(frame.data));
-        call.abort.abort();
-        call.finish();
-        if (!sse) {
-          settle(err);
-          return;
-        }
-        rec.errorKind = err.kind;
-        sse.write(relay.closingFrames(err));
-        sse.end();
-        settle();
-        return;
-      }
-      if (!sse) {
-        const early = relay.earlyError(frame);
-        if (early) {
-          call.abort.abort();
-          settle(early);
-          return;
-        }
-        gen.commit();
-        // Committed: no retry re-sends the request; let the stream not hold the caller's conversation.
-        if (!keepsAnswer(gen)) gen.releaseRequest();
-        gen.reply.hijack();
-        sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
-        rec.status = 200;
-        obs.streamOpened(rec);
-        sse.open(gen.baseHeaders(target), () => {
-          if (!relay.finished) sse!.write(keepAlive);
-        });
-      }
-      const t0 = performance.now();
-      if (!sse.write(relay.frame(frame))) {
-        body.pause();
-        sse.onDrain(() => body.resume());
-      }
-      obs.eventWritten(rec, t0);
-    });
-    body.on('data', (chunk: Buffer) => {
-      if (rec.tUpstreamFirstByte === 0) rec.tUpstreamFirstByte = performance.now();
-      parser.push(chunk);
-    });
-    body.on('end', () => {
-      call.finish();
-      parser.end();
-      if (settled) return;
-      if (!sse) {
-        settle(new GatewayError('api_error', `upstream ${provider.name} ended its stream before any event`));
-        return;
-      }
-      if (!relay.finished) {
-        rec.errorKind ??= 'api_error';
-        sse.write(relay.closingFrames(new GatewayError('api_error', 'upstream stream ended before its terminal event')));
-      }
-      sse.end();
-      if (relay.finalResponse && keepsAnswer(gen)) keepAnswer(gen, target, driver, relay.finalResponse);
-      settle();
-    });
-    body.on('error', (err) => {
-      call.finish();
-      if (settled) return;
-      const reason = call.abortReason();
-      const gerr =
-        reason === 'timeout' ? new GatewayError('timeout', `upstream ${provider.name} exceeded its total time limit`) : transportError(err, provider.name);
-      if (!sse) {
-        settle(gerr);
-        return;
-      }
-      if (reason === 'client') rec.upstreamAborted = true;
-      else if (!relay.finished) {
-        rec.errorKind = gerr.kind;
-        sse.write(relay.closingFrames(gerr));
-      }
-      sse.end();
-      settle();
-    });
+  return relayStream(gen, target, call, relay, () => {
+    if (relay.finalResponse && keepsAnswer(gen)) keepAnswer(gen, target, driver, relay.finalResponse);
   });
 }
 

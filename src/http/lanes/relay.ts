@@ -1,11 +1,16 @@
 // The contract of a pass-through relay: re-emit the upstream's frames as they arrive, reading only
 // the few that carry usage, the finish or a failure. One relay per front-door protocol.
 import type { SseFrame } from '../../drivers/sse-parser.js';
+import type { FrameData } from '../../drivers/sse-splitter.js';
 import type { GatewayError } from '../../errors.js';
 
 export interface Relay {
-  /** The frame text to write to the caller. */
+  /** The frame text to write to the caller (a frame the lane had to parse: its form is normalised). */
   frame(frame: SseFrame): string;
+  /** A frame relayed as the upstream's bytes: the tap reads what it needs (the data is decoded only
+   * for the few frames it reads). Returns the text to write instead, or undefined: the bytes go as
+   * they came. */
+  tap(event: string, data: FrameData): string | undefined;
   /** The frame reports a failure before anything was relayed: the lane turns it into a real status
    * (and the router may retry or fall back). Classified with the driver's own table. */
   earlyError(frame: SseFrame): GatewayError | undefined;

@@ -6,8 +6,10 @@
 import { failedCodeFor, streamErrorTypeFor } from '../../codecs/openai-responses/map-finish.js';
 import { sseFrame } from '../../codecs/sse.js';
 import type { SseFrame } from '../../drivers/sse-parser.js';
+import { textData, type FrameData } from '../../drivers/sse-splitter.js';
 import type { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../observability/request-record.js';
+import { answerWithModel, spliceNestedModel } from './answer-model.js';
 import type { Relay } from './relay.js';
 import { responsesUsage } from './usage-taps.js';
 
@@ -37,45 +39,57 @@ export class ResponsesRelay implements Relay {
   }
 
   frame(frame: SseFrame): string {
-    this.frames++;
     const type = frame.event ?? typeOf(frame.data);
-    let data = frame.data;
-    if (type === undefined) return sseFrame('message', data);
+    if (type === undefined) {
+      this.frames++;
+      return sseFrame('message', frame.data);
+    }
+    return this.tap(type, textData(frame.data)) ?? sseFrame(type, frame.data);
+  }
+
+  tap(type: string, data: FrameData): string | undefined {
+    this.frames++;
     if (LIFECYCLE.has(type)) {
-      const obj = safeParse(data) as { response?: Record<string, unknown> } | undefined;
-      if (obj?.response) {
-        const r = obj.response;
-        if (this.rewriteModel) {
-          r.model = this.callerModel;
-          data = JSON.stringify(obj);
-        }
-        if (!this.snapshot) this.snapshot = r;
-        if (TERMINAL.has(type)) {
-          this.finished = true;
-          this.rec.usage = responsesUsage(r.usage as never);
-          if (type === 'response.failed') this.rec.errorKind = this.classify(data).kind;
-          else {
-            this.finalResponse = r;
-            this.rec.finishReason = type === 'response.completed' ? 'completed' : `incomplete:${(r.incomplete_details as { reason?: string } | null)?.reason ?? ''}`;
-          }
+      const raw = data.text();
+      const terminal = TERMINAL.has(type);
+      let text = this.rewriteModel ? spliceNestedModel(raw, 'response', this.callerModel) : undefined;
+      // A frame in between (in_progress, …) whose model could be spliced needs no parsing at all; the
+      // first one (the snapshot), the terminal one (usage, the answer) and any that could not be
+      // spliced do.
+      if (this.snapshot && !terminal && (text !== undefined || !this.rewriteModel)) return text === undefined ? undefined : sseFrame(type, text);
+      const obj = safeParse(raw) as { response?: Record<string, unknown> } | undefined;
+      if (!obj?.response) return undefined;
+      const r = obj.response;
+      if (this.rewriteModel) {
+        r.model = this.callerModel;
+        text ??= JSON.stringify(obj);
+      }
+      if (!this.snapshot) this.snapshot = r;
+      if (terminal) {
+        this.finished = true;
+        this.rec.usage = responsesUsage(r.usage as never);
+        if (type === 'response.failed') this.rec.errorKind = this.classify(text ?? raw).kind;
+        else {
+          this.finalResponse = r;
+          this.rec.finishReason = type === 'response.completed' ? 'completed' : `incomplete:${(r.incomplete_details as { reason?: string } | null)?.reason ?? ''}`;
         }
       }
-    } else if (type === 'response.output_item.done') {
-      this.itemFrames.push(data);
+      return text === undefined ? undefined : sseFrame(type, text);
+    }
+    if (type === 'response.output_item.done') {
+      this.itemFrames.push(data.text());
     } else if (type.endsWith('.delta')) {
       if (this.rec.tFirstToken === 0) this.rec.tFirstToken = performance.now();
     } else if (type === 'error') {
-      this.rec.errorKind = this.classify(data).kind;
+      this.rec.errorKind = this.classify(data.text()).kind;
     }
-    return sseFrame(type, data);
+    return undefined;
   }
 
   result(text: string, obj: Record<string, unknown>): string {
     this.rec.usage = responsesUsage(obj.usage as never);
     this.rec.finishReason = typeof obj.status === 'string' ? obj.status : undefined;
-    if (!this.rewriteModel) return text;
-    obj.model = this.callerModel;
-    return JSON.stringify(obj);
+    return this.rewriteModel ? answerWithModel(text, obj, this.callerModel) : text;
   }
 
   private finishedItems(): unknown[] {

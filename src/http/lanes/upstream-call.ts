@@ -1,5 +1,6 @@
 // Sends one upstream request with the lane's abort plumbing: the caller leaving or the total timeout
 // aborts it; a non-2xx answer becomes the driver's GatewayError.
+import { AbortSwitch, type AbortWhy } from '../../drivers/abort-switch.js';
 import { GatewayError } from '../../errors.js';
 import type { Driver, EncodedRequest } from '../../drivers/types.js';
 import { readText, transportError, type UpstreamResponse } from '../../drivers/http-client.js';
@@ -8,9 +9,10 @@ import type { Generation } from '../generation.js';
 
 export interface UpstreamCall {
   response: UpstreamResponse;
-  abort: AbortController;
+  /** Aborts the upstream request (a lane that gives up on the answer). */
+  abort: AbortSwitch;
   /** Why the upstream request was aborted, if it was. */
-  abortReason(): 'client' | 'timeout' | undefined;
+  abortReason(): AbortWhy | undefined;
   /** Clears the timers; call when the upstream body is done. */
   finish(): void;
 }
@@ -20,21 +22,15 @@ const NO_HEADERS: UpstreamResponse['headers'] = Object.freeze({});
 export async function callUpstream(gen: Generation, target: RouteTarget, driver: Driver, encoded: EncodedRequest): Promise<UpstreamCall> {
   const { ctx, rec } = gen;
   const provider = target.provider;
-  const abort = new AbortController();
-  let reason: 'client' | 'timeout' | undefined;
-  const onClientGone = () => {
-    reason ??= 'client';
-    abort.abort();
-  };
-  gen.clientGone.signal.addEventListener('abort', onClientGone, { once: true });
-  const total = setTimeout(() => {
-    reason ??= 'timeout';
-    abort.abort();
-  }, provider.timeouts.totalMs);
+  // The caller leaving aborts it too: the route's close handler reaches it through gen.upstreamAbort.
+  const abort = new AbortSwitch();
+  gen.upstreamAbort = abort;
+  if (gen.clientGone.signal.aborted) abort.abort('client');
+  const total = setTimeout(() => abort.abort('timeout'), provider.timeouts.totalMs);
   total.unref();
   const finish = () => {
     clearTimeout(total);
-    gen.clientGone.signal.removeEventListener('abort', onClientGone);
+    if (gen.upstreamAbort === abort) gen.upstreamAbort = undefined;
     if (rec.tUpstreamEnd === 0) rec.tUpstreamEnd = performance.now();
   };
   rec.tUpstreamSent = performance.now();
@@ -43,10 +39,10 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
   rec.tUpstreamEnd = 0;
   let response: UpstreamResponse;
   try {
-    response = await ctx.http.send(provider, { path: encoded.path, headers: encoded.headers, body: encoded.body, signal: abort.signal });
+    response = await ctx.http.send(provider, { path: encoded.path, headers: encoded.headers, body: encoded.body, signal: abort });
   } catch (err) {
     finish();
-    if (reason === 'timeout') throw new GatewayError('timeout', `upstream ${provider.name} exceeded its total time limit`);
+    if (abort.why === 'timeout') throw new GatewayError('timeout', `upstream ${provider.name} exceeded its total time limit`);
     throw transportError(err, provider.name);
   }
   rec.tUpstreamHeaders = performance.now();
@@ -62,5 +58,5 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
   }
   // Only an error reads the upstream's headers; a stream can run for minutes, so it does not keep them.
   response.headers = NO_HEADERS;
-  return { response, abort, abortReason: () => reason, finish };
+  return { response, abort, abortReason: () => abort.why, finish };
 }

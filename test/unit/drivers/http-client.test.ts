@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../../src/config/types.js';
+import { AbortSwitch } from '../../../src/drivers/abort-switch.js';
 import { HttpClient, readText } from '../../../src/drivers/http-client.js';
 import { GatewayError } from '../../../src/errors.js';
 
@@ -60,7 +61,21 @@ describe('HttpClient.send', () => {
     expect(seen).toEqual({ method: 'POST', url: '/v1/messages', auth: 'k', body: '{"a":1}' });
   });
 
-  it('abort before the headers: the promise rejects as an aborted request and the upstream socket closes', async () => {
+  // The lanes pass an AbortSwitch (EventEmitter-style, checked by undici at run time); other callers an AbortSignal.
+  const controller = () => {
+    const c = new AbortController();
+    return { signal: c.signal, abort: () => c.abort() };
+  };
+  const abortSwitch = () => {
+    const s = new AbortSwitch();
+    return { signal: s, abort: () => s.abort() };
+  };
+  const signals = [
+    ['AbortController', controller],
+    ['AbortSwitch', abortSwitch],
+  ] as const;
+
+  it.each(signals)('abort before the headers (%s): the promise rejects as an aborted request and the upstream socket closes', async (_kind, make) => {
     let gone: Promise<void> | undefined;
     let arrived: () => void = () => undefined;
     const reached = new Promise<void>((resolve) => (arrived = resolve));
@@ -68,7 +83,7 @@ describe('HttpClient.send', () => {
       gone = closed(req);
       arrived();
     });
-    const abort = new AbortController();
+    const abort = make();
     const sent = client!.send(provider, { path: '/x', headers: {}, body: '{}', signal: abort.signal });
     await within(reached);
     abort.abort();
@@ -78,19 +93,56 @@ describe('HttpClient.send', () => {
     await within(gone!);
   });
 
-  it('abort while the body streams: the body errors and the upstream socket closes', async () => {
+  it.each(signals)('abort while the body streams (%s): the body errors and the upstream socket closes', async (_kind, make) => {
     let gone: Promise<void> | undefined;
     const provider = await upstream((req, res) => {
       gone = closed(req);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: 1\n\n');
     });
-    const abort = new AbortController();
+    const abort = make();
     const res = await client!.send(provider, { path: '/x', headers: {}, body: '{}', signal: abort.signal });
     const failed = new Promise<Error>((resolve) => res.body.once('error', resolve));
     res.body.once('data', () => abort.abort());
     const err = await within(failed);
     expect((err as { name?: string }).name).toBe('AbortError');
+    await within(gone!);
+  });
+
+  it('an AbortSwitch thrown before the request is sent: rejected at once, nothing reaches the upstream', async () => {
+    let requests = 0;
+    const provider = await upstream((_req, res) => {
+      requests++;
+      res.end('{}');
+    });
+    const abort = new AbortSwitch();
+    abort.abort('timeout');
+    const err = await within(client!.send(provider, { path: '/x', headers: {}, body: '{}', signal: abort }).then(() => undefined, (e: unknown) => e));
+    expect((err as GatewayError).message).toMatch(/aborted/);
+    expect(abort.why).toBe('timeout');
+    // The same pool still serves the next request.
+    const ok = await client!.send(provider, { path: '/x', headers: {}, body: '{}', signal: new AbortSwitch() });
+    expect(await readText(ok.body)).toBe('{}');
+    expect(requests).toBe(1);
+  });
+
+  it('readText: the whole body, in many chunks; past the limit, what came before it and the upstream socket closed', async () => {
+    let gone: Promise<void> | undefined;
+    const provider = await upstream((req, res) => {
+      gone = closed(req);
+      res.writeHead(200);
+      if (req.url === '/v1/small') {
+        res.write('{"a":"é');
+        setTimeout(() => res.end('ü"}'), 20);
+        return;
+      }
+      res.write('x'.repeat(1000));
+      setTimeout(() => res.write('y'.repeat(1000)), 20);
+    });
+    const small = await client!.send(provider, { path: '/small', headers: {}, body: '{}', signal: new AbortSwitch() });
+    expect(await within(readText(small.body))).toBe('{"a":"éü"}');
+    const big = await client!.send(provider, { path: '/big', headers: {}, body: '{}', signal: new AbortSwitch() });
+    expect(await within(readText(big.body, 1500))).toBe('x'.repeat(1000));
     await within(gone!);
   });
 

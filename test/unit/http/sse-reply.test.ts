@@ -83,6 +83,29 @@ describe('SseReply', () => {
     expect(writes.slice(1).join('')).toContain('data: {"n":3}');
   });
 
+  it('relayed bytes (writeBytes) keep their order with frames, leave with the headers, and the last ones with the terminator', async () => {
+    const { port, writes } = await serve((res) => {
+      const sse = new SseReply(res, 10_000);
+      sse.open({}, () => undefined);
+      sse.write('event: a\ndata: {"n":1}\n\n');
+      sse.writeBytes(Buffer.from('event: b\ndata: {"n":2}\n\nevent: c\ndata: {"n":3}\n\n'));
+      sse.write('event: d\ndata: {"n":4}\n\n');
+      setTimeout(() => {
+        sse.writeBytes(Buffer.from('event: e\ndata: {"n":5}\n\n'));
+        // The upstream's end arrives before this turn's flush: the last bytes and the terminator together.
+        sse.end();
+      }, 20);
+    });
+    const text = await fetchRaw(port, /\r\n0\r\n\r\n$/);
+    const frames = text.match(/data: \{"n":\d\}/g);
+    expect(frames).toEqual(['data: {"n":1}', 'data: {"n":2}', 'data: {"n":3}', 'data: {"n":4}', 'data: {"n":5}']);
+    expect(writes).toHaveLength(2);
+    expect(writes[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(writes[0]).toContain('data: {"n":4}');
+    expect(writes[1]).toContain('data: {"n":5}');
+    expect(writes[1]).toMatch(/\r\n0\r\n\r\n$/);
+  });
+
   it('sends the headers at the end of the opening turn when that turn wrote no frame', async () => {
     let sseRef: SseReply | undefined;
     const { port, writes } = await serve((res) => {

@@ -1,0 +1,166 @@
+// Server-sent events cut at frame boundaries, for relays that pass the upstream's bytes on as they
+// are. A frame in the form every vendor sends — `event: NAME\ndata: {…}\n\n` — is handed over as a
+// byte range with its event name; its data is decoded only if the relay asks. Anything else (comments,
+// `id:` lines, multi-line data, a frame without `event:`, data that is not an object, a final frame
+// without its blank line) goes through SseParser and is handed over parsed, so the SSE spec's rules
+// apply to it as before. A stream with a `\r` anywhere or a byte-order mark is parsed whole from
+// there on: line breaks other than LF make byte ranges unsafe to relay.
+import { SseParser, type SseFrame } from './sse-parser.js';
+
+/** A frame's data, decoded on demand. */
+export interface FrameData {
+  text(): string;
+}
+
+export interface SseSplitSink {
+  /** A frame in the usual form, bytes [start, end) of `buf` (end is after its blank line). */
+  raw(event: string, data: FrameData, buf: Buffer, start: number, end: number): void;
+  /** Any other frame, as SseParser reads it. */
+  parsed(frame: SseFrame): void;
+  /** Everything a push (or end) delivered has been handed over. */
+  flush(): void;
+}
+
+/** The data of the frame being handed over: a view on the chunk, decoded once if read. */
+class RawData implements FrameData {
+  buf: Buffer = EMPTY;
+  start = 0;
+  end = 0;
+  private decoded: string | undefined;
+
+  set(buf: Buffer, start: number, end: number): this {
+    this.buf = buf;
+    this.start = start;
+    this.end = end;
+    this.decoded = undefined;
+    return this;
+  }
+
+  text(): string {
+    return (this.decoded ??= this.buf.toString('utf8', this.start, this.end));
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+const LF = 10;
+const CR = 13;
+const EVENT_PREFIX = Buffer.from('event: ', 'latin1');
+const DATA_PREFIX = Buffer.from('data: ', 'latin1');
+const BLANK_LINE = Buffer.from('\n\n', 'latin1');
+
+export class SseSplitter {
+  /** The start of a frame not yet complete (chunks as they came, not copied). */
+  private rest: Buffer[] = [];
+  private restLength = 0;
+  /** Set once the stream is parsed whole (a `\r` or a byte-order mark was seen). */
+  private whole: SseParser | undefined;
+  /** Parses the odd frames of a stream relayed by ranges. */
+  private readonly odd: SseParser;
+  private readonly data = new RawData();
+  private started = false;
+
+  constructor(private readonly sink: SseSplitSink) {
+    this.odd = new SseParser((frame) => sink.parsed(frame));
+  }
+
+  push(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    if (this.whole === undefined && (chunk.indexOf(CR) !== -1 || (!this.started && chunk[0] === 0xef))) this.parseWhole();
+    this.started = true;
+    if (this.whole !== undefined) {
+      this.whole.push(chunk);
+      this.sink.flush();
+      return;
+    }
+    let pos = 0;
+    if (this.restLength !== 0) {
+      // The frame started in an earlier chunk: find its end across the boundary.
+      const last = this.rest[this.rest.length - 1]!;
+      const end = last[last.length - 1] === LF && chunk[0] === LF ? 1 : indexOfBlankLine(chunk, 0);
+      if (end === -1) {
+        this.rest.push(chunk);
+        this.restLength += chunk.length;
+        this.sink.flush();
+        return;
+      }
+      this.rest.push(chunk.subarray(0, end));
+      const frame = Buffer.concat(this.rest, this.restLength + end);
+      this.rest = [];
+      this.restLength = 0;
+      this.segment(frame, 0, frame.length);
+      pos = end;
+    }
+    for (let blank = indexOfBlankLine(chunk, pos); blank !== -1; blank = indexOfBlankLine(chunk, pos)) {
+      this.segment(chunk, pos, blank);
+      pos = blank;
+    }
+    if (pos < chunk.length) {
+      this.rest.push(pos === 0 ? chunk : chunk.subarray(pos));
+      this.restLength += chunk.length - pos;
+    }
+    this.sink.flush();
+  }
+
+  /** End of input: a final frame without its blank line still counts (as SseParser has it). */
+  end(): void {
+    if (this.whole !== undefined) {
+      this.whole.end();
+    } else {
+      if (this.restLength !== 0) this.odd.push(Buffer.concat(this.rest, this.restLength).toString('utf8'));
+      this.rest = [];
+      this.restLength = 0;
+      this.odd.end();
+    }
+    this.sink.flush();
+  }
+
+  /** From here on every byte goes through one SseParser, starting with the incomplete frame held. */
+  private parseWhole(): void {
+    const parser = new SseParser((frame) => this.sink.parsed(frame));
+    for (const b of this.rest) parser.push(b);
+    this.rest = [];
+    this.restLength = 0;
+    this.whole = parser;
+  }
+
+  /** One frame, bytes [start, end) of buf, ending with its blank line. */
+  private segment(buf: Buffer, start: number, end: number): void {
+    const nameStart = start + EVENT_PREFIX.length;
+    const lastLf = end - 2;
+    if (startsWith(buf, start, EVENT_PREFIX)) {
+      const nameEnd = buf.indexOf(LF, nameStart);
+      const dataStart = nameEnd + 1 + DATA_PREFIX.length;
+      // One data line holding an object: `{` first, `}` last, no other line after it.
+      if (
+        nameEnd < lastLf &&
+        dataStart + 1 < lastLf &&
+        startsWith(buf, nameEnd + 1, DATA_PREFIX) &&
+        buf[dataStart] === 0x7b &&
+        buf[lastLf - 1] === 0x7d &&
+        buf.indexOf(LF, dataStart) === lastLf
+      ) {
+        this.sink.raw(buf.toString('latin1', nameStart, nameEnd), this.data.set(buf, dataStart, lastLf), buf, start, end);
+        return;
+      }
+    }
+    // The segment ends with a blank line, so the parser hands over its frame (if any) right away.
+    this.odd.push(buf.toString('utf8', start, end));
+  }
+}
+
+/** The index just after the next blank line (`\n\n`) at or after `from`, or -1. */
+function indexOfBlankLine(buf: Buffer, from: number): number {
+  const i = buf.indexOf(BLANK_LINE, from);
+  return i === -1 ? -1 : i + 2;
+}
+
+function startsWith(buf: Buffer, at: number, prefix: Buffer): boolean {
+  if (at + prefix.length > buf.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (buf[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** The data of a frame already parsed. */
+export function textData(text: string): FrameData {
+  return { text: () => text };
+}
