@@ -76,7 +76,7 @@ async function openGeneration(
   reply: FastifyReply,
   requestId: string,
   rec: RequestRecord,
-  clientGone: AbortController,
+  clientGone: ClientGone,
 ): Promise<Generation> {
   const caller = identifyCaller(ctx, request);
   rec.keyName = caller.name;
