@@ -46,8 +46,13 @@ interface CachedRecord {
 interface Subscription {
   /** The last message number delivered, or UNSET. */
   last: number;
+  /** When it was made (store clock): while UNSET, messages published since then are still its. */
+  since: number;
   fns: Set<(m: string) => void>;
 }
+/** A broadcast message as stored; a bare string is the format before publish times were kept. */
+type StoredMessage = { t: number; m: string } | string;
+const messageText = (v: StoredMessage): string => (typeof v === 'string' ? v : v.m);
 interface NamespaceMeta {
   bytes: number;
   seq: number;
@@ -388,7 +393,7 @@ export class FileStateStore implements StateStore {
       db.transactionSync(() => {
         const seq = ((db.get('ps\0' + channel) as number | undefined) ?? 0) + 1;
         db.putSync('ps\0' + channel, seq);
-        db.putSync(`pm\0${channel}\0${pad(seq)}`, message);
+        db.putSync(`pm\0${channel}\0${pad(seq)}`, { t: this.now(), m: message } satisfies StoredMessage);
         if (seq > KEEP_MESSAGES) db.removeSync(`pm\0${channel}\0${pad(seq - KEEP_MESSAGES)}`);
       }),
     );
@@ -397,8 +402,8 @@ export class FileStateStore implements StateStore {
   subscribe(channel: string, onMessage: (message: string) => void): () => void {
     let sub = this.subs.get(channel);
     if (!sub) {
-      this.subs.set(channel, (sub = { last: UNSET, fns: new Set() }));
-      if (this.db) this.adopt(this.db, channel, sub);
+      this.subs.set(channel, (sub = { last: UNSET, since: this.now(), fns: new Set() }));
+      if (this.db) this.adopt(this.db, channel, sub, false);
     }
     const fn = (m: string) => onMessage(m);
     sub.fns.add(fn);
@@ -416,17 +421,33 @@ export class FileStateStore implements StateStore {
     };
   }
 
-  /** A subscription hears what is published from now on: it starts at the channel's current number. */
-  private adopt(db: RootDatabase, channel: string, sub: Subscription): void {
+  /**
+   * A subscription hears what is published from when it was made: it starts at the channel's current
+   * number, or, when it was made before the database was open, before the first message published
+   * since (another process may have published while this one was still loading lmdb).
+   */
+  private adopt(db: RootDatabase, channel: string, sub: Subscription, early: boolean): void {
     try {
-      sub.last = (db.get('ps\0' + channel) as number | undefined) ?? 0;
+      const seq = (db.get('ps\0' + channel) as number | undefined) ?? 0;
+      let last = seq;
+      if (early) {
+        const prefix = `pm\0${channel}\0`;
+        const from = Math.max(1, seq - KEEP_MESSAGES + 1);
+        for (const { key, value } of db.getRange({ start: prefix + pad(from), end: prefix + pad(seq + 1) })) {
+          if (typeof value === 'object' && (value as { t: number }).t >= sub.since) {
+            last = parseInt((key as string).slice(prefix.length), 36) - 1;
+            break;
+          }
+        }
+      }
+      sub.last = last;
     } catch (err) {
       this.failed('subscribe', err); // left unset: the next poll that reads the channel adopts it
     }
   }
 
   private adoptSubscriptions(): void {
-    for (const [channel, sub] of this.subs) if (sub.last === UNSET) this.adopt(this.db!, channel, sub);
+    for (const [channel, sub] of this.subs) if (sub.last === UNSET) this.adopt(this.db!, channel, sub, true);
   }
 
   private poll(): void {
@@ -444,7 +465,7 @@ export class FileStateStore implements StateStore {
         const from = Math.max(sub.last + 1, seq - KEEP_MESSAGES + 1);
         const messages: string[] = [];
         for (const { value } of db.getRange({ start: `pm\0${channel}\0${pad(from)}`, end: `pm\0${channel}\0${pad(seq + 1)}` })) {
-          messages.push(value as string);
+          messages.push(messageText(value as StoredMessage));
         }
         sub.last = seq;
         for (const m of messages) for (const fn of sub.fns) fn(m);

@@ -127,21 +127,28 @@ describe('file (LMDB) opening', () => {
 
   it('a subscription made before the database is open hears what is published after it, not before', async () => {
     const dir = join(root, 'early-subscriber');
-    const earlier = new FileStateStore({ path: dir });
+    let clock = 1_000;
+    const now = () => clock;
+    const earlier = new FileStateStore({ path: dir, now });
     await earlier.publish('ch', 'old news');
-    await earlier.close();
-    const store = new FileStateStore({ path: dir, pollMs: 5 });
+    clock = 2_000;
+    const other = new FileStateStore({ path: dir, now }); // another process, already open
+    await other.ping();
+    const store = new FileStateStore({ path: dir, now, pollMs: 5 });
     try {
       const heard: string[] = [];
       const unsubscribe = store.subscribe('ch', (m) => heard.push(m)); // same turn as the constructor
+      // Committed synchronously, in this turn: after the subscription, before this store's open (which
+      // takes at least a turn) has read the channel.
+      await other.publish('ch', 'while opening');
       await store.publish('ch', 'news');
       const until = Date.now() + 5_000;
-      while (heard.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      while (heard.length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
       await new Promise((r) => setTimeout(r, 30)); // a few more polls: nothing else arrives
-      expect(heard).toEqual(['news']);
+      expect(heard).toEqual(['while opening', 'news']);
       unsubscribe();
     } finally {
-      await store.close();
+      await Promise.all([store.close(), other.close(), earlier.close()]);
     }
   });
 
