@@ -7,9 +7,11 @@
 // Broadcast: a per-channel sequence number plus the last 64 messages, polled on a short timer (25 ms)
 // while someone subscribes. Chosen over unix datagrams because it needs no socket directory, no peer
 // discovery and no cleanup of dead workers' sockets; 25 ms is well inside one request.
+//
+// lmdb itself is imported when a store is made, not when this module is: see `openDatabase`.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type RootDatabase } from 'lmdb';
+import type { RootDatabase } from 'lmdb';
 import {
   admitChecks,
   applyCharges,
@@ -41,6 +43,16 @@ interface CachedRecord {
   value: unknown;
   dirty: boolean;
 }
+interface Subscription {
+  /** The last message number delivered, or UNSET. */
+  last: number;
+  /** When it was made (store clock): while UNSET, messages published since then are still its. */
+  since: number;
+  fns: Set<(m: string) => void>;
+}
+/** A broadcast message as stored; a bare string is the format before publish times were kept. */
+type StoredMessage = { t: number; m: string } | string;
+const messageText = (v: StoredMessage): string => (typeof v === 'string' ? v : v.m);
 interface NamespaceMeta {
   bytes: number;
   seq: number;
@@ -49,6 +61,27 @@ interface NamespaceMeta {
 const KEEP_MESSAGES = 64;
 const POLL_MS = 25;
 const pad = (n: number) => n.toString(36).padStart(11, '0');
+/** A subscription made before the database was open: its starting point is read once it is. */
+const UNSET = -1;
+
+/** lmdb-js renews its read snapshot once per event-loop turn; renew now so a write another process
+ * committed a moment ago is seen even within the same turn. */
+const fresh = (db: RootDatabase): void => db.resetReadTxn();
+
+/**
+ * lmdb through a dynamic ESM import, so a gateway on another backend never loads it: it costs ~6 MiB
+ * of idle RSS and a 16 MiB value buffer (external memory) in every process that imports it. Its ESM
+ * entry, not its CommonJS build: the ESM entry also sets up thread-safe calls and V8 fast calls, and
+ * workers on the CommonJS build died of SIGBUS under load (--workers 4 on this backend).
+ */
+async function openDatabase(dir: string): Promise<RootDatabase> {
+  const { open } = await import('lmdb');
+  mkdirSync(dir, { recursive: true });
+  // useWritemap with noSync: a commit is writes into the memory map, no write syscalls (admit+settle
+  // at 32 in flight ~62 → ~47 µs CPU in bench/access-overhead.ts terms); a process crash loses
+  // nothing, an OS crash may lose the last moments, as before.
+  return open({ path: join(dir, 'state.lmdb'), encoding: 'msgpack', noSync: true, useWritemap: true, cache: false });
+}
 
 export interface FileStoreOptions extends StoreOptions {
   /** A directory; created when missing. */
@@ -58,13 +91,19 @@ export interface FileStoreOptions extends StoreOptions {
 
 export class FileStateStore implements StateStore {
   readonly backend = 'file' as const;
-  private readonly db: RootDatabase;
+  private readonly path: string;
+  /** Set once the database is open; until then every operation waits for `opened`. */
+  private db: RootDatabase | undefined;
+  /** The open in progress; cleared when it fails, so the next operation tries again. */
+  private opening: Promise<RootDatabase> | undefined;
   private readonly now: () => number;
   private readonly boundOf: (ns: string) => number;
   private readonly io: AdmissionIo;
-  private readonly subs = new Map<string, { last: number; fns: Set<(m: string) => void> }>();
+  private readonly subs = new Map<string, Subscription>();
   private timer: NodeJS.Timeout | undefined;
   private readonly pollMs: number;
+  /** close() was called: new calls are refused. */
+  private closing: Promise<void> | undefined;
   private closed = false;
   private readonly onError: StoreOptions['onError'];
   /** Limit calls waiting for this turn's shared write transaction (see `enqueue`). */
@@ -74,11 +113,7 @@ export class FileStateStore implements StateStore {
   private readonly cache = new Map<string, CachedRecord>();
 
   constructor(options: FileStoreOptions) {
-    mkdirSync(options.path, { recursive: true });
-    // useWritemap with noSync: a commit is writes into the memory map, no write syscalls (admit+settle
-    // at 32 in flight ~62 → ~47 µs CPU in bench/access-overhead.ts terms); a process crash loses
-    // nothing, an OS crash may lose the last moments, as before.
-    this.db = open({ path: join(options.path, 'state.lmdb'), encoding: 'msgpack', noSync: true, useWritemap: true, cache: false });
+    this.path = options.path;
     this.now = options.now ?? Date.now;
     this.boundOf = namespaceBounds(options);
     this.pollMs = options.pollMs ?? POLL_MS;
@@ -88,7 +123,7 @@ export class FileStateStore implements StateStore {
     const cached = (k: string): unknown => {
       const hit = this.cache.get(k);
       if (hit) return hit.value;
-      const value = this.db.get(k);
+      const value = this.db!.get(k); // only inside a transaction, so the database is open
       this.cache.set(k, { value, dirty: false });
       return value;
     };
@@ -110,6 +145,44 @@ export class FileStateStore implements StateStore {
       },
       setLeases: (key, value) => write('l\0' + key, value),
     };
+    // Opening starts now, so it is usually done by the start-up ping; a failure surfaces there and
+    // in each operation (StateUnavailableError), never as an unhandled rejection.
+    this.open().catch(() => {});
+  }
+
+  /** The open database for `op`; a failure to open is the store's failure, reported as such. */
+  private opened(op: string): Promise<RootDatabase> {
+    return this.open().catch((err: unknown) => {
+      throw this.failed(op, err);
+    });
+  }
+
+  /** Opens the database (again, after a failed attempt); limit calls queued meanwhile go with it. */
+  private open(): Promise<RootDatabase> {
+    if (this.db) return Promise.resolve(this.db);
+    if (!this.opening) {
+      const attempt = openDatabase(this.path).then(
+        (db) => {
+          this.db = db;
+          this.opening = undefined;
+          this.adoptSubscriptions();
+          // Limit calls that arrived while it opened: one batch, in arrival order.
+          const waiting = this.pending;
+          this.pending = [];
+          if (waiting.length > 0) this.flush(waiting);
+          return db;
+        },
+        (err: unknown) => {
+          this.opening = undefined;
+          const waiting = this.pending;
+          this.pending = [];
+          for (const call of waiting) this.fail(call.op, err, call.reject);
+          throw err;
+        },
+      );
+      this.opening = attempt;
+    }
+    return this.opening;
   }
 
   /**
@@ -122,10 +195,14 @@ export class FileStateStore implements StateStore {
    * every call's key). A failed transaction fails every call of its batch (none is committed).
    */
   private enqueue<T>(op: string, fn: (now: number) => T): Promise<T> {
-    if (this.closed) return Promise.reject(this.unavailable(op, new Error('closed')));
+    if (this.closing) return Promise.reject(this.unavailable(op, new Error('closed')));
     return new Promise<T>((resolve, reject) => {
       const call: PendingCall = { op, fn, resolve: resolve as (v: unknown) => void, reject };
-      if (!this.turnOpen) {
+      if (!this.db) {
+        // Flushed (or failed) together when the open in progress settles.
+        this.pending.push(call);
+        this.open().catch(() => {});
+      } else if (!this.turnOpen) {
         this.turnOpen = true;
         setImmediate(this.endTurn);
         this.flush([call]);
@@ -137,7 +214,7 @@ export class FileStateStore implements StateStore {
 
   private readonly endTurn = (): void => {
     this.turnOpen = false;
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0 || !this.db) return;
     const batch = this.pending;
     this.pending = [];
     this.flush(batch);
@@ -148,9 +225,10 @@ export class FileStateStore implements StateStore {
       for (const call of batch) call.reject(this.unavailable(call.op, new Error('closed')));
       return;
     }
+    const db = this.db!; // flush runs only once the database is open
     const results: { ok: boolean; value: unknown }[] = [];
     try {
-      this.db.transactionSync(() => {
+      db.transactionSync(() => {
         this.cache.clear();
         for (const call of batch) {
           try {
@@ -162,16 +240,12 @@ export class FileStateStore implements StateStore {
         }
         for (const [k, rec] of this.cache) {
           if (!rec.dirty) continue;
-          if (rec.value === undefined) this.db.removeSync(k);
-          else this.db.putSync(k, rec.value);
+          if (rec.value === undefined) db.removeSync(k);
+          else db.putSync(k, rec.value);
         }
       });
     } catch (err) {
-      for (const call of batch) {
-        const e = this.unavailable(call.op, err);
-        this.onError?.(call.op, e);
-        call.reject(e);
-      }
+      for (const call of batch) this.fail(call.op, err, call.reject);
       return;
     } finally {
       this.cache.clear();
@@ -187,28 +261,35 @@ export class FileStateStore implements StateStore {
     return new StateUnavailableError(op, `state store unavailable (file, ${op}): ${(err as Error).message}`, { cause: err });
   }
 
-  private run<T>(op: string, fn: () => T): T {
+  /** A failure of the store (not of the call): reported to onError, as StateUnavailableError. */
+  private failed(op: string, err: unknown): StateUnavailableError {
+    const e = this.unavailable(op, err);
+    this.onError?.(op, e);
+    return e;
+  }
+
+  private fail(op: string, err: unknown, reject: (err: unknown) => void): void {
+    reject(this.failed(op, err));
+  }
+
+  /** Runs `fn` on the open database (waiting for the open when needed), failures as unavailable. */
+  private async run<T>(op: string, fn: (db: RootDatabase) => T): Promise<T> {
+    if (this.closing) throw new StateUnavailableError(op, 'state store unavailable (file): closed');
+    // No extra turn once open: `await` is reached only while the database is still opening.
+    const db = this.db ?? (await this.opened(op));
     if (this.closed) throw new StateUnavailableError(op, 'state store unavailable (file): closed');
     try {
-      return fn();
+      return fn(db);
     } catch (err) {
       if (err instanceof RangeError && /exceeds the/.test(err.message)) throw err;
-      const e = new StateUnavailableError(op, `state store unavailable (file, ${op}): ${(err as Error).message}`, { cause: err });
-      this.onError?.(op, e);
-      throw e;
+      throw this.failed(op, err);
     }
   }
 
-  /** lmdb-js renews its read snapshot once per event-loop turn; renew now so a write another process
-   * committed a moment ago is seen even within the same turn. */
-  private fresh(): void {
-    this.db.resetReadTxn();
-  }
-
   async getDoc(ns: string, id: string, owner: string): Promise<Uint8Array | undefined> {
-    return this.run('get', () => {
-      this.fresh();
-      const doc = this.db.get(`d\0${ns}\0${id}`) as DocRecord | undefined;
+    return this.run('get', (db) => {
+      fresh(db);
+      const doc = db.get(`d\0${ns}\0${id}`) as DocRecord | undefined;
       if (!doc || doc.o !== owner || doc.e <= this.now()) return undefined;
       return doc.v;
     });
@@ -218,49 +299,49 @@ export class FileStateStore implements StateStore {
     const max = this.boundOf(ns);
     const bytes = documentBytes(id, owner, value);
     if (bytes > max) throw tooLarge(ns, bytes, max);
-    this.run('put', () =>
-      this.db.transactionSync(() => {
+    await this.run('put', (db) =>
+      db.transactionSync(() => {
         const now = this.now();
         const metaKey = 'm\0' + ns;
-        const meta = (this.db.get(metaKey) as NamespaceMeta | undefined) ?? { bytes: 0, seq: 0 };
+        const meta = (db.get(metaKey) as NamespaceMeta | undefined) ?? { bytes: 0, seq: 0 };
         const docKey = `d\0${ns}\0${id}`;
-        const old = this.db.get(docKey) as DocRecord | undefined;
+        const old = db.get(docKey) as DocRecord | undefined;
         if (old) {
-          this.db.removeSync(`o\0${ns}\0${pad(old.s)}`);
+          db.removeSync(`o\0${ns}\0${pad(old.s)}`);
           meta.bytes -= old.b;
         }
         const seq = ++meta.seq;
-        this.db.putSync(docKey, { o: owner, e: now + ttlMs, b: bytes, s: seq, v: value } satisfies DocRecord);
-        this.db.putSync(`o\0${ns}\0${pad(seq)}`, id);
+        db.putSync(docKey, { o: owner, e: now + ttlMs, b: bytes, s: seq, v: value } satisfies DocRecord);
+        db.putSync(`o\0${ns}\0${pad(seq)}`, id);
         meta.bytes += bytes;
         // Oldest written first: expired ones and whatever is needed to get back under the bound.
         const prefix = `o\0${ns}\0`;
-        for (const { key, value: oldId } of this.db.getRange({ start: prefix, end: `o\0${ns}\x01` })) {
+        for (const { key, value: oldId } of db.getRange({ start: prefix, end: `o\0${ns}\x01` })) {
           const k = `d\0${ns}\0${oldId as string}`;
-          const doc = this.db.get(k) as DocRecord | undefined;
+          const doc = db.get(k) as DocRecord | undefined;
           if (doc && meta.bytes <= max && doc.e > now) break;
-          this.db.removeSync(key);
+          db.removeSync(key);
           if (doc) {
-            this.db.removeSync(k);
+            db.removeSync(k);
             meta.bytes -= doc.b;
           }
         }
-        this.db.putSync(metaKey, meta);
+        db.putSync(metaKey, meta);
       }),
     );
   }
 
   async deleteDoc(ns: string, id: string, owner: string): Promise<boolean> {
-    return this.run('delete', () =>
-      this.db.transactionSync(() => {
+    return this.run('delete', (db) =>
+      db.transactionSync(() => {
         const docKey = `d\0${ns}\0${id}`;
-        const doc = this.db.get(docKey) as DocRecord | undefined;
+        const doc = db.get(docKey) as DocRecord | undefined;
         if (!doc || doc.o !== owner) return false;
-        const meta = this.db.get('m\0' + ns) as NamespaceMeta;
+        const meta = db.get('m\0' + ns) as NamespaceMeta;
         meta.bytes -= doc.b;
-        this.db.removeSync(docKey);
-        this.db.removeSync(`o\0${ns}\0${pad(doc.s)}`);
-        this.db.putSync('m\0' + ns, meta);
+        db.removeSync(docKey);
+        db.removeSync(`o\0${ns}\0${pad(doc.s)}`);
+        db.putSync('m\0' + ns, meta);
         return doc.e > this.now();
       }),
     );
@@ -271,8 +352,8 @@ export class FileStateStore implements StateStore {
   }
 
   async inspect(checks: readonly AdmissionCheck[]): Promise<CheckState[]> {
-    return this.run('inspect', () => {
-      this.fresh();
+    return this.run('inspect', (db) => {
+      fresh(db);
       try {
         return inspectChecks(checks, this.now(), this.io);
       } finally {
@@ -300,20 +381,20 @@ export class FileStateStore implements StateStore {
   }
 
   async readCounters(keys: readonly string[]): Promise<number[]> {
-    return this.run('read_counters', () => {
-      this.fresh();
+    return this.run('read_counters', (db) => {
+      fresh(db);
       const now = this.now();
-      return keys.map((k) => counterValue(this.db.get('c\0' + k) as CounterRecord | undefined, now));
+      return keys.map((k) => counterValue(db.get('c\0' + k) as CounterRecord | undefined, now));
     });
   }
 
   async publish(channel: string, message: string): Promise<void> {
-    this.run('publish', () =>
-      this.db.transactionSync(() => {
-        const seq = ((this.db.get('ps\0' + channel) as number | undefined) ?? 0) + 1;
-        this.db.putSync('ps\0' + channel, seq);
-        this.db.putSync(`pm\0${channel}\0${pad(seq)}`, message);
-        if (seq > KEEP_MESSAGES) this.db.removeSync(`pm\0${channel}\0${pad(seq - KEEP_MESSAGES)}`);
+    await this.run('publish', (db) =>
+      db.transactionSync(() => {
+        const seq = ((db.get('ps\0' + channel) as number | undefined) ?? 0) + 1;
+        db.putSync('ps\0' + channel, seq);
+        db.putSync(`pm\0${channel}\0${pad(seq)}`, { t: this.now(), m: message } satisfies StoredMessage);
+        if (seq > KEEP_MESSAGES) db.removeSync(`pm\0${channel}\0${pad(seq - KEEP_MESSAGES)}`);
       }),
     );
   }
@@ -321,12 +402,12 @@ export class FileStateStore implements StateStore {
   subscribe(channel: string, onMessage: (message: string) => void): () => void {
     let sub = this.subs.get(channel);
     if (!sub) {
-      const last = this.run('subscribe', () => (this.db.get('ps\0' + channel) as number | undefined) ?? 0);
-      this.subs.set(channel, (sub = { last, fns: new Set() }));
+      this.subs.set(channel, (sub = { last: UNSET, since: this.now(), fns: new Set() }));
+      if (this.db) this.adopt(this.db, channel, sub, false);
     }
     const fn = (m: string) => onMessage(m);
     sub.fns.add(fn);
-    if (!this.timer && !this.closed) {
+    if (!this.timer && !this.closing) {
       this.timer = setInterval(() => this.poll(), this.pollMs);
       this.timer.unref();
     }
@@ -340,17 +421,51 @@ export class FileStateStore implements StateStore {
     };
   }
 
-  private poll(): void {
-    if (this.closed) return;
+  /**
+   * A subscription hears what is published from when it was made: it starts at the channel's current
+   * number, or, when it was made before the database was open, before the first message published
+   * since (another process may have published while this one was still loading lmdb).
+   */
+  private adopt(db: RootDatabase, channel: string, sub: Subscription, early: boolean): void {
     try {
-      this.fresh();
+      const seq = (db.get('ps\0' + channel) as number | undefined) ?? 0;
+      let last = seq;
+      if (early) {
+        const prefix = `pm\0${channel}\0`;
+        const from = Math.max(1, seq - KEEP_MESSAGES + 1);
+        for (const { key, value } of db.getRange({ start: prefix + pad(from), end: prefix + pad(seq + 1) })) {
+          if (typeof value === 'object' && (value as { t: number }).t >= sub.since) {
+            last = parseInt((key as string).slice(prefix.length), 36) - 1;
+            break;
+          }
+        }
+      }
+      sub.last = last;
+    } catch (err) {
+      this.failed('subscribe', err); // left unset: the next poll that reads the channel adopts it
+    }
+  }
+
+  private adoptSubscriptions(): void {
+    for (const [channel, sub] of this.subs) if (sub.last === UNSET) this.adopt(this.db!, channel, sub, true);
+  }
+
+  private poll(): void {
+    const db = this.db;
+    if (this.closed || !db) return;
+    try {
+      fresh(db);
       for (const [channel, sub] of this.subs) {
-        const seq = (this.db.get('ps\0' + channel) as number | undefined) ?? 0;
+        const seq = (db.get('ps\0' + channel) as number | undefined) ?? 0;
+        if (sub.last === UNSET) {
+          sub.last = seq;
+          continue;
+        }
         if (seq <= sub.last) continue;
         const from = Math.max(sub.last + 1, seq - KEEP_MESSAGES + 1);
         const messages: string[] = [];
-        for (const { value } of this.db.getRange({ start: `pm\0${channel}\0${pad(from)}`, end: `pm\0${channel}\0${pad(seq + 1)}` })) {
-          messages.push(value as string);
+        for (const { value } of db.getRange({ start: `pm\0${channel}\0${pad(from)}`, end: `pm\0${channel}\0${pad(seq + 1)}` })) {
+          messages.push(messageText(value as StoredMessage));
         }
         sub.last = seq;
         for (const m of messages) for (const fn of sub.fns) fn(m);
@@ -361,15 +476,21 @@ export class FileStateStore implements StateStore {
   }
 
   async ping(): Promise<void> {
-    this.run('ping', () => this.db.get('ps\0ping'));
+    await this.run('ping', (db) => db.get('ps\0ping'));
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
+    // An open in progress finishes first, so the limit calls waiting for it commit, not drop.
+    if (this.opening) await this.opening.catch(() => {});
     this.endTurn(); // calls already accepted are committed, not dropped
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.subs.clear();
-    await this.db.close();
+    await this.db?.close();
   }
 }

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStateStore } from '../../../src/state/file-store.js';
+import { StateUnavailableError } from '../../../src/state/types.js';
 import { stateStoreContract } from './contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'switchyard-state-'));
@@ -94,6 +95,74 @@ describe('file (LMDB) batched limit calls', () => {
     const reopened = new FileStateStore({ path: dir });
     try {
       expect(await reopened.readCounters(['spend'])).toEqual([4]);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
+
+describe('file (LMDB) opening', () => {
+  it('a directory that cannot be made fails each call as unavailable, and the next call tries again', async () => {
+    const dir = join(root, 'blocked');
+    writeFileSync(dir, 'a file where the directory should be');
+    const errors: string[] = [];
+    const store = new FileStateStore({ path: dir, onError: (op) => errors.push(op) });
+    try {
+      const ping = await store.ping().catch((e: unknown) => e);
+      expect(ping).toBeInstanceOf(StateUnavailableError);
+      expect((ping as Error).message).toMatch(/^state store unavailable \(file, ping\): EEXIST/);
+      const check = { kind: 'window', key: 'w', windowMs: 60_000, limit: 5, cost: 1 } as const;
+      const [a, b] = await Promise.allSettled([store.admit([check]), store.admit([check])]);
+      expect([a, b].map((r) => r.status === 'rejected' && r.reason instanceof StateUnavailableError && r.reason.op)).toEqual(['admit', 'admit']);
+      await expect(store.getDoc('docs', 'x', 'o')).rejects.toThrow(/unavailable \(file, get\)/);
+      expect(errors).toEqual(['ping', 'admit', 'admit', 'get']);
+
+      rmSync(dir); // fixed: the next call opens it
+      expect((await store.admit([check])).ok).toBe(true);
+      await store.ping();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a subscription made before the database is open hears what is published after it, not before', async () => {
+    const dir = join(root, 'early-subscriber');
+    let clock = 1_000;
+    const now = () => clock;
+    const earlier = new FileStateStore({ path: dir, now });
+    await earlier.publish('ch', 'old news');
+    clock = 2_000;
+    const other = new FileStateStore({ path: dir, now }); // another process, already open
+    await other.ping();
+    const store = new FileStateStore({ path: dir, now, pollMs: 5 });
+    try {
+      const heard: string[] = [];
+      const unsubscribe = store.subscribe('ch', (m) => heard.push(m)); // same turn as the constructor
+      // Committed synchronously, in this turn: after the subscription, before this store's open (which
+      // takes at least a turn) has read the channel.
+      await other.publish('ch', 'while opening');
+      await store.publish('ch', 'news');
+      const until = Date.now() + 5_000;
+      while (heard.length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 30)); // a few more polls: nothing else arrives
+      expect(heard).toEqual(['while opening', 'news']);
+      unsubscribe();
+    } finally {
+      await Promise.all([store.close(), other.close(), earlier.close()]);
+    }
+  });
+
+  it('a store closed before its database opened still commits the limit calls it accepted', async () => {
+    const dir = join(root, 'close-while-opening');
+    const store = new FileStateStore({ path: dir });
+    const charge = { kind: 'counter', key: 'spend', amount: 1, ttlMs: 60_000 } as const;
+    const accepted = [store.charge([charge]), store.charge([charge]), store.charge([charge])];
+    await store.close();
+    await Promise.all(accepted);
+    await expect(store.charge([charge])).rejects.toThrow(/closed/);
+    const reopened = new FileStateStore({ path: dir });
+    try {
+      expect(await reopened.readCounters(['spend'])).toEqual([3]);
     } finally {
       await reopened.close();
     }

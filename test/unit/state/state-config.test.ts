@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +72,25 @@ describe('createStateStore / connectStateStore', () => {
       expect([memory.backend, file.backend]).toEqual(['memory', 'file']);
       await file.putDoc('responses', 'r', 'o', Buffer.from('x'), 1000);
       await Promise.all([memory.close(), file.close()]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a file backend whose directory cannot be made fails the start-up check, not the build, unless required is false', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-factory-'));
+    try {
+      const blocked = join(dir, 'not-a-dir');
+      writeFileSync(blocked, '');
+      const config = resolve({ state: { backend: 'file', path: join(blocked, 'state') } });
+      const store = createStateStore(config); // lmdb opens in the background: nothing thrown here
+      const err = await connectStateStore(store, config).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StateUnavailableError);
+      expect((err as Error).message).toMatch(/^state store unavailable \(file, ping\): ENOTDIR.*set state\.required: false to start anyway/);
+      const heard: string[] = [];
+      await expect(connectStateStore(store, { state: { ...config.state, required: false } }, (e) => heard.push(e.op))).resolves.toBeUndefined();
+      expect(heard).toEqual(['ping']);
+      await store.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
