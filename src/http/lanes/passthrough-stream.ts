@@ -12,6 +12,7 @@ import { GatewayError } from '../../errors.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import type { Generation } from '../generation.js';
 import { SseReply } from '../sse-reply.js';
+import { keepsAnswer } from '../stored-answer.js';
 import type { Relay } from './relay.js';
 import type { UpstreamCall } from './upstream-call.js';
 
