@@ -75,10 +75,11 @@ export class FileStateStore implements StateStore {
 
   constructor(options: FileStoreOptions) {
     mkdirSync(options.path, { recursive: true });
-    // useWritemap with noSync: a commit is writes into the memory map, no write syscalls (admit+settle
-    // at 32 in flight ~62 → ~47 µs CPU in bench/access-overhead.ts terms); a process crash loses
-    // nothing, an OS crash may lose the last moments, as before.
-    this.db = open({ path: join(options.path, 'state.lmdb'), encoding: 'msgpack', noSync: true, useWritemap: true, cache: false });
+    // No write map, though it saved write syscalls (admit+settle at 32 in flight ~62 → ~47 µs CPU in
+    // bench/access-overhead.ts terms): with one, LMDB sizes the file to the opener's map (ftruncate) at
+    // every open, so a worker (re)starting while another has grown the store cut the file short under
+    // the other's map, whose next write past the new end died with SIGBUS (test/unit/state/file.test.ts).
+    this.db = open({ path: join(options.path, 'state.lmdb'), encoding: 'msgpack', noSync: true, cache: false });
     this.now = options.now ?? Date.now;
     this.boundOf = namespaceBounds(options);
     this.pollMs = options.pollMs ?? POLL_MS;
