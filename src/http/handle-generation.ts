@@ -9,7 +9,7 @@ import { runAttempts } from '../router/attempts.js';
 import type { RouteTarget } from '../router/model-table.js';
 import { preferReasoningFamily } from '../router/reasoning-affinity.js';
 import { assertResolvedFor, expandItemReferences } from '../responses-store/expand-item-references.js';
-import { ClientGone } from './client-gone.js';
+import { ClientGone, type ClientGoneSwitch } from './client-gone.js';
 import type { AppContext } from './context.js';
 import { Generation } from './generation.js';
 import { newId } from './ids.js';

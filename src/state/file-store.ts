@@ -77,10 +77,12 @@ const fresh = (db: RootDatabase): void => db.resetReadTxn();
 async function openDatabase(dir: string): Promise<RootDatabase> {
   const { open } = await import('lmdb');
   mkdirSync(dir, { recursive: true });
-  // useWritemap with noSync: a commit is writes into the memory map, no write syscalls (admit+settle
-  // at 32 in flight ~62 → ~47 µs CPU in bench/access-overhead.ts terms); a process crash loses
-  // nothing, an OS crash may lose the last moments, as before.
-  return open({ path: join(dir, 'state.lmdb'), encoding: 'msgpack', noSync: true, useWritemap: true, cache: false });
+  // No write map, though it saved write syscalls (admit+settle at 32 in flight ~62 → ~47 µs CPU in
+  // bench/access-overhead.ts terms): with one, LMDB sizes the file to the opener's map (ftruncate) at
+  // every open, so a worker (re)starting while another has grown the store cut the file short under
+  // the other's map, whose next write past the new end died with SIGBUS (test/unit/state/file.test.ts).
+  // noSync: a process crash loses nothing, an OS crash may lose the last moments.
+  return open({ path: join(dir, 'state.lmdb'), encoding: 'msgpack', noSync: true, cache: false });
 }
 
 export interface FileStoreOptions extends StoreOptions {

@@ -2,12 +2,13 @@
 // upstream, with a real redis-server where Redis is the backend:
 //   - --workers 4 with no state backend configured (file by default): 200 previous_response_id chains of
 //     3 turns, streamed and not, translation and pass-through, every request on a new connection;
+//   - --workers 4 on file: a worker killed mid-traffic is replaced without taking the others down;
 //   - two gateways on one Redis: chains alternating between them;
 //   - the file backend: a chain continues after a restart;
 //   - Redis killed mid-traffic: no crash, 503 `state store unavailable` only for requests that need the
 //     store, 200 for the rest, recovery when Redis is back;
 //   - circuits: a deployment tripped in one process is skipped by the others (Redis, and --workers 2 on file).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,6 +127,34 @@ describe('shared state across processes', () => {
     expect(failed, g.output().slice(-2000)).toEqual([]);
     expect(g.output()).not.toMatch(/"level":(50|60)/);
     console.log(`--workers 4, file backend: 600 turns in ${Date.now() - started} ms`);
+  }, 90_000);
+
+  it('--workers 4 on the file backend: a worker killed mid-traffic is replaced, and its replacement opening the store takes no other worker down', async () => {
+    const g = await start(gatewayConfig({ state: { path: join(tempDir(), 'state') } }), { workers: 4 });
+    const chains = (from: number, n: number) =>
+      pool(n, 8, (i) => {
+        const k = from + i;
+        const models = k % 2 === 0 ? [TRANSLATED, TRANSLATED, TRANSLATED] : [PASS_A, PASS_B, PASS_A];
+        return runChain(`kill${k}`, [g.url, g.url, g.url], models, k % 4 >= 2);
+      });
+    // Grow the store well past LMDB's first map (128 KB) in every worker.
+    expect((await chains(0, 60)).filter((f) => f !== undefined)).toEqual([]);
+    const before = workerPids(g.pid);
+    expect(before).toHaveLength(4);
+    process.kill(before[0]!, 'SIGKILL');
+    await until(async () => {
+      const now = workerPids(g.pid);
+      return now.length === 4 && !now.includes(before[0]!);
+    }, 20_000);
+    // The replacement opens the store before it listens: wait for it to take connections too.
+    await sleep(1500);
+    expect((await chains(100, 60)).filter((f) => f !== undefined)).toEqual([]);
+    // Exactly one worker died, the one killed here; the other three are the ones from the start.
+    const exits = g.output().match(/^.*"msg":"worker exited.*$/gm) ?? [];
+    expect(exits, g.output().slice(-3000)).toHaveLength(1);
+    expect(exits[0]).toContain(`"pid":${before[0]}`);
+    expect(exits[0]).toContain('"signal":"SIGKILL"');
+    expect(workerPids(g.pid).filter((p) => before.includes(p)).sort()).toEqual(before.slice(1).sort());
   }, 90_000);
 
   it('two gateways on one Redis: chains alternating between them, and retrieve from the other one', async () => {
@@ -276,6 +305,11 @@ async function expectSharedCircuit(first: string[], later: string[]): Promise<vo
   await sleep(150);
   for (let i = 0; i < later.length; i++) expect(await send(later[i]!, i + 1)).toBe(200);
   expect(flakyCalls() - before).toBe(1);
+}
+
+/** The pids of a process's children (the cluster's workers), from /proc. */
+function workerPids(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
 }
 
 function sleep(ms: number): Promise<void> {

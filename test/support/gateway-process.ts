@@ -9,6 +9,8 @@ import { join } from 'node:path';
 export interface GatewayProcess {
   url: string;
   port: number;
+  /** The process's pid (the cluster primary with --workers). */
+  pid: number;
   /** Everything it wrote to stdout and stderr so far. */
   output(): string;
   /** SIGTERM, then the exit code (SIGKILL after `graceMs`). */
@@ -49,6 +51,7 @@ export async function startGatewayProcess(
   const proc: GatewayProcess = {
     url,
     port,
+    pid: child.pid!,
     output: () => out,
     exited,
     async stop(graceMs = 10_000) {

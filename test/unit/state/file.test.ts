@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +59,43 @@ describe('file (LMDB) read freshness', () => {
       await store.close();
     }
   });
+});
+
+describe('file (LMDB) across processes', () => {
+  it('a process opening the store does not pull the file from under one that grew it', async () => {
+    // A worker restarted (or started late) while the others are serving: with a write map LMDB cut the
+    // file back to the opener's map size, and the next write of a process with a larger map hit a page
+    // past the end of the file (SIGBUS).
+    const dir = join(root, 'grown');
+    const worker = fileURLToPath(new URL('./race-worker.ts', import.meta.url));
+    const grower = spawn(process.execPath, ['--import', 'tsx', worker, 'file', dir, '', 'grow', '300', '8000'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    grower.stdout.on('data', (d) => (out += d));
+    grower.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => grower.once('exit', (code, signal) => resolve({ code, signal })));
+    const timer = setTimeout(() => grower.kill('SIGKILL'), 40_000);
+    try {
+      await Promise.race([
+        new Promise<void>((resolve) => grower.stdout.on('data', () => out.includes('grown') && resolve())),
+        exited.then((e) => Promise.reject(new Error(`grower ended early: ${JSON.stringify(e)} ${err}`))),
+      ]);
+      // ~2.4 MB in, then another process opens the same store and writes a little.
+      execFileSync(process.execPath, ['--import', 'tsx', worker, 'file', dir, '', 'put', 'late', 'hello'], { timeout: 20_000 });
+      grower.stdin.end('go\n');
+      expect(await exited, err).toEqual({ code: 0, signal: null });
+      expect(JSON.parse(out.slice(out.indexOf('{')))).toEqual({ wrote: 600, firstBack: 8000 });
+    } finally {
+      clearTimeout(timer);
+    }
+    const store = new FileStateStore({ path: dir });
+    try {
+      expect(Buffer.from((await store.getDoc('docs', 'late', 'owner-a'))!).toString()).toBe('hello');
+      expect((await store.getDoc('docs', 'second-299', 'owner-a'))?.byteLength).toBe(8000);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 });
 
 describe('file (LMDB) batched limit calls', () => {
