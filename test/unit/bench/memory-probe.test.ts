@@ -53,7 +53,8 @@ describe('bench memory probe', () => {
     try {
       await ready;
       proc.kill('SIGUSR2');
-      await waitFor(() => existsSync(file), 5000);
+      // appendFileSync creates the file before it writes the line: wait for the whole line.
+      await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').includes('\n'), 5000);
       const report = JSON.parse(readFileSync(file, 'utf8').trim().split('\n')[0]!);
       expect(report.samples).toBeGreaterThan(0);
       expect(report.peak.rssMiB).toBeGreaterThan(10);
