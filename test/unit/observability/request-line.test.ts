@@ -9,7 +9,7 @@ import { destination, pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loggerOptions, REDACTED, secretMasker } from '../../../src/observability/logger.js';
 import { Observability } from '../../../src/observability/observer.js';
-import { MAX_LOGGED_MODEL_LENGTH, MAX_LOGGED_WARNINGS, RequestLineWriter, requestLineFields, type RequestDurations } from '../../../src/observability/request-line.js';
+import { MAX_LOGGED_MODEL_LENGTH, MAX_LOGGED_WARNINGS, millis, RequestLineWriter, requestLineFields, type RequestDurations } from '../../../src/observability/request-line.js';
 import { RequestRecord } from '../../../src/observability/request-record.js';
 
 const SECRET = 'prov-key-0123456789abcdef';
@@ -234,5 +234,21 @@ describe('the level switch', () => {
       .split('\n')
       .map((l) => (JSON.parse(l) as { requestId: string }).requestId);
     expect(ids).toEqual(['req_2', 'req_4']);
+  });
+});
+
+describe('millis: durations written as String(Math.round(ms * 1000) / 1000) writes them', () => {
+  it('gives the same text for edge values and a spread of random durations', () => {
+    const values = [0, -0, 0.0004, 0.0005, 0.001, 0.01, 0.1, 1, 1.5, 12.345, 12.3, 12.03, 12.003, 999.9995, 1e6 + 0.123, 123456789.001, -1, -2.5, 1e20, NaN, Infinity];
+    // A fixed linear congruential sequence: the same values on every run.
+    let seed = 12345;
+    for (let i = 0; i < 20_000; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      values.push((seed / 2 ** 31) * [10, 10_000, 1e7][i % 3]!);
+    }
+    for (const v of values) {
+      const r = Math.round(v * 1000) / 1000;
+      expect(millis(v), String(v)).toBe(Number.isFinite(r) ? String(r) : 'null');
+    }
   });
 });
