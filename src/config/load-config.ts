@@ -8,6 +8,7 @@ import { defaultConfig } from './default-config.js';
 import { ConfigError } from './config-error.js';
 import { interpolate } from './interpolate.js';
 import { resolveAuth, resolvePrice } from './resolve-auth.js';
+import { resolvePlatform } from './resolve-platform.js';
 import { ConfigSchema, type RawConfig, type RawOverrides, type RawProvider } from './schema.js';
 import type { GatewayConfig, ModelConfig, ProviderConfig, SamplingOverrides, StateConfig } from './types.js';
 
@@ -114,19 +115,21 @@ function resolveProvider(name: string, p: RawProvider): ProviderConfig {
   let origin = '';
   let basePath = '';
   let baseUrl = '';
+  const apiKeys = [...(p.api_keys ?? []), ...(p.api_key ? [p.api_key] : [])].filter((k) => k !== '');
+  const platform = resolvePlatform(key, p, apiKeys.length > 0);
   if (p.protocol !== 'demo') {
-    if (!p.base_url) throw new ConfigError(`${key}.base_url: required for protocol ${p.protocol}`);
+    const given = p.base_url ?? platform?.defaultBaseUrl;
+    if (!given) throw new ConfigError(`${key}.base_url: required for protocol ${p.protocol}${platform ? ` on platform ${platform.settings.kind}` : ''}`);
     let url: URL;
     try {
-      url = new URL(p.base_url);
+      url = new URL(given);
     } catch {
-      throw new ConfigError(`${key}.base_url: not a URL: ${p.base_url}`);
+      throw new ConfigError(`${key}.base_url: not a URL: ${given}`);
     }
-    baseUrl = p.base_url.replace(/\/+$/, '');
+    baseUrl = given.replace(/\/+$/, '');
     origin = url.origin;
     basePath = url.pathname.replace(/\/+$/, '');
   }
-  const apiKeys = [...(p.api_keys ?? []), ...(p.api_key ? [p.api_key] : [])].filter((k) => k !== '');
   const driverOptions: DriverOptions = {
     defaultMaxTokens: p.default_max_tokens ?? 32000,
     maxTokensField: p.max_tokens_field ?? (/api\.openai\.com/.test(baseUrl) ? 'max_completion_tokens' : 'max_tokens'),
@@ -166,6 +169,7 @@ function resolveProvider(name: string, p: RawProvider): ProviderConfig {
     streamUpstream: p.stream_upstream === true ? 'always' : p.stream_upstream === false ? 'never' : 'auto',
     connections: p.connections ?? 128,
     prices: new Map(Object.entries(p.prices ?? {}).map(([model, price]) => [model, resolvePrice(price)])),
+    platform: platform?.settings,
   };
 }
 

@@ -124,6 +124,20 @@ export const ProviderSchema = Type.Object(
     connections: Type.Optional(Type.Integer({ minimum: 1 })),
     /** Prices per upstream model name, overriding the shipped table (access/price-table.ts). */
     prices: Type.Optional(Type.Record(Type.String(), Price)),
+    /** The cloud serving the protocol (docs/platforms.md); absent = the vendor's own API. */
+    platform: Type.Optional(Type.Union([Type.Literal('bedrock'), Type.Literal('vertex'), Type.Literal('azure')])),
+    /** bedrock: AWS region; vertex: location (`global` included). */
+    region: Type.Optional(Type.String({ minLength: 1 })),
+    /** vertex: Google Cloud project id. */
+    project: Type.Optional(Type.String({ minLength: 1 })),
+    /** azure: deployment name for the deployment URLs; absent = the v1 API. */
+    deployment: Type.Optional(Type.String({ minLength: 1 })),
+    /** azure: api-version of the deployment URLs. */
+    api_version: Type.Optional(Type.String({ minLength: 1 })),
+    /** How the platform authenticates; the default follows the platform and whether api_key is set. */
+    auth: Type.Optional(Type.Union([Type.Literal('api_key'), Type.Literal('aws'), Type.Literal('google'), Type.Literal('entra')])),
+    /** vertex: a service-account key file; absent = Application Default Credentials. */
+    credentials_file: Type.Optional(Type.String({ minLength: 1 })),
   },
   { additionalProperties: false },
 );

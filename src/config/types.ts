@@ -27,6 +27,28 @@ export interface CooldownPolicy {
   maxCooldownMs: number;
 }
 
+/** The cloud that serves a provider's protocol (docs/platforms.md); absent = the vendor's own API. */
+export type PlatformKind = 'bedrock' | 'vertex' | 'azure';
+
+export interface PlatformSettings {
+  kind: PlatformKind;
+  /** bedrock: AWS region; vertex: Google Cloud location (`global` included). */
+  region: string;
+  /** vertex: Google Cloud project id. */
+  project: string;
+  /** azure: the deployment of the older deployment URLs (`/openai/deployments/{deployment}/…`);
+   * '' = the v1 API, where the model names the deployment. */
+  deployment: string;
+  /** azure: `api-version` of the deployment URLs. */
+  apiVersion: string;
+  /** How the platform authenticates: `api_key` (Bedrock API key as a Bearer token, Azure `api-key`),
+   * `aws` (SigV4 from the standard credential chain), `google` (OAuth from Application Default
+   * Credentials or `credentials_file`), `entra` (a Microsoft Entra token). */
+  auth: 'api_key' | 'aws' | 'google' | 'entra';
+  /** google: a service-account key file; '' = Application Default Credentials. */
+  credentialsFile: string;
+}
+
 export interface ProviderConfig {
   name: string;
   protocol: ProviderProtocol;
@@ -45,6 +67,8 @@ export interface ProviderConfig {
   connections: number;
   /** `providers.<name>.prices`, by upstream model name. */
   prices: Map<string, ModelPrice>;
+  /** The cloud platform serving the protocol; undefined = the vendor's own API. */
+  platform?: PlatformSettings;
 }
 
 export interface SamplingOverrides {

@@ -38,7 +38,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     settings.defaults,
     settings.overrides,
   );
-  const call = await callUpstream(gen, target, driver, encoded);
+  const call = await callUpstream(gen, target, driver, encoded, gen.ir.stream);
   const { response } = call;
   const rec = gen.rec;
   const relay = RELAYS[protocol](gen, target.model !== gen.ir.model, driver);

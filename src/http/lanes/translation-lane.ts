@@ -24,7 +24,7 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
   gen.warnings = warnings;
   gen.rec.warnings = warnings;
 
-  const call = await callUpstream(gen, target, driver, encoded);
+  const call = await callUpstream(gen, target, driver, encoded, streamUpstream);
   const { response } = call;
   const delivery = new EventDelivery(gen, target);
 

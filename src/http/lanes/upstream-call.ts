@@ -5,6 +5,7 @@ import { GatewayError } from '../../errors.js';
 import type { Driver, EncodedRequest } from '../../drivers/types.js';
 import { readText, transportError, type UpstreamResponse } from '../../drivers/http-client.js';
 import type { RouteTarget } from '../../router/model-table.js';
+import { platformRequest, platformError } from '../../platforms/send.js';
 import type { Generation } from '../generation.js';
 
 export interface UpstreamCall {
@@ -19,9 +20,14 @@ export interface UpstreamCall {
 
 const NO_HEADERS: UpstreamResponse['headers'] = Object.freeze({});
 
-export async function callUpstream(gen: Generation, target: RouteTarget, driver: Driver, encoded: EncodedRequest): Promise<UpstreamCall> {
+/** `stream`: whether the upstream request asks for a stream (the caller's choice on pass-through; the
+ * lane's on translation). */
+export async function callUpstream(gen: Generation, target: RouteTarget, driver: Driver, encoded: EncodedRequest, stream: boolean): Promise<UpstreamCall> {
   const { ctx, rec } = gen;
   const provider = target.provider;
+  // A cloud platform addresses, signs and frames the request (docs/platforms.md); first-party: as is.
+  const platform = provider.platform ? await platformRequest(provider, encoded, target.model, stream, 'generate') : undefined;
+  if (platform) encoded = platform.request;
   // The caller leaving aborts it too: the route's close handler reaches it through gen.upstreamAbort.
   const abort = new AbortSwitch();
   gen.upstreamAbort = abort;
@@ -54,8 +60,9 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
       // the status alone will do
     }
     finish();
-    throw driver.decodeError(response.status, response.headers, text);
+    throw (platform && platformError(platform.platform, response.status, response.headers, text)) ?? driver.decodeError(response.status, response.headers, text);
   }
+  if (stream && platform?.platform.streamBody) response.body = platform.platform.streamBody(response.body);
   // Only an error reads the upstream's headers; a stream can run for minutes, so it does not keep them.
   response.headers = NO_HEADERS;
   return { response, abort, abortReason: () => abort.why, finish };

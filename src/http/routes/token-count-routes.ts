@@ -11,6 +11,7 @@ import { readText } from '../../drivers/http-client.js';
 import { driverFor } from '../../drivers/registry.js';
 import type { Driver, EncodedRequest } from '../../drivers/types.js';
 import { GatewayError, toGatewayError } from '../../errors.js';
+import { platformError, platformRequest } from '../../platforms/send.js';
 import type { IrRequest, Protocol } from '../../ir/types.js';
 import { RequestRecord } from '../../observability/request-record.js';
 import { driverTarget } from '../../router/driver-target.js';
@@ -91,13 +92,16 @@ async function askUpstream(ctx: AppContext, target: RouteTarget, encoded: Encode
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), Math.min(provider.timeouts.firstByteMs, 30_000));
   try {
-    const res = await ctx.http.send(provider, { path: encoded.path, headers: encoded.headers, body: encoded.body, signal: abort.signal });
+    const platform = provider.platform ? await platformRequest(provider, encoded, target.model, false, 'count_tokens') : undefined;
+    const req = platform ? platform.request : encoded;
+    const res = await ctx.http.send(provider, { path: req.path, headers: req.headers, body: req.body, signal: abort.signal });
     const text = await readText(res.body, 1024 * 1024);
     if (res.status === 200) {
-      const n = (JSON.parse(text) as { input_tokens?: unknown }).input_tokens;
+      const json = JSON.parse(text) as { input_tokens?: unknown };
+      const n = platform?.platform.decodeCount ? platform.platform.decodeCount(json) : json.input_tokens;
       return typeof n === 'number' ? n : undefined;
     }
-    const err = driver.decodeError(res.status, res.headers, text);
+    const err = (platform && platformError(platform.platform, res.status, res.headers, text)) ?? driver.decodeError(res.status, res.headers, text);
     if (same && (err.kind === 'invalid_request' || err.kind === 'context_overflow')) throw err;
     return undefined;
   } catch (err) {

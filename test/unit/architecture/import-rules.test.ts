@@ -87,6 +87,13 @@ function pureLayerAllows(from: string, target: string): boolean {
   return folderOf(from) === layer && topFolder(target) === layer;
 }
 
+/** A platform addresses, signs and frames a request a driver encoded: it sees the resolved config and the
+ * driver contract as types only, never http/, router/ or a driver's code. */
+function platformsAllow(target: string, typeOnly: boolean): boolean {
+  if (target === 'errors.ts' || topFolder(target) === 'platforms') return true;
+  return typeOnly && (target === 'config/types.ts' || target === 'drivers/types.ts');
+}
+
 function violations(allow: ReadonlySet<string>, edges: readonly Edge[] = EDGES): string[] {
   const found: string[] = [];
   for (const e of edges) {
@@ -98,6 +105,9 @@ function violations(allow: ReadonlySet<string>, edges: readonly Edge[] = EDGES):
       }
       if ((layer === 'codecs' || layer === 'drivers') && !pureLayerAllows(e.from, e.target)) {
         found.push(`${line}: ${layer}/ may import only ir/, protocols/, errors.ts and its own files`);
+      }
+      if (layer === 'platforms' && !platformsAllow(e.target, e.typeOnly)) {
+        found.push(`${line}: platforms/ may import only errors.ts, its own files and the types of config/ and drivers/`);
       }
       continue;
     }
@@ -169,6 +179,8 @@ describe('import rules: the checker itself', () => {
       edge('codecs/anthropic-messages/a.ts', '../../errors.js', 'errors.ts'),
       edge('app.ts', 'pino', undefined, true),
       edge('drivers/http-client.ts', 'undici'),
+      edge('platforms/bedrock.ts', '../config/types.js', 'config/types.ts', true),
+      edge('platforms/bedrock.ts', '../router/model-table.js', 'router/model-table.ts'),
     ];
     expect(violations(new Set(), edges).map((v) => v.slice(0, v.indexOf(':')))).toEqual([
       'codecs/openai-responses/a.ts → ../../http/context.js',
@@ -176,6 +188,7 @@ describe('import rules: the checker itself', () => {
       'ir/a.ts → ../errors.js',
       'http/a.ts → pino',
       'router/a.ts → undici',
+      'platforms/bedrock.ts → ../router/model-table.js',
     ]);
   });
 

@@ -1,0 +1,81 @@
+// `providers.<name>.platform` and its settings → PlatformSettings, with the platform's default base URL.
+// Each platform serves only some protocols; a setting that belongs to another platform is an error, so
+// a typo cannot silently reach the wrong cloud.
+import { ConfigError } from './config-error.js';
+import type { RawProvider } from './schema.js';
+import type { PlatformKind, PlatformSettings } from './types.js';
+
+const PROTOCOLS: Record<PlatformKind, readonly string[]> = {
+  bedrock: ['messages'],
+  vertex: ['messages'],
+  azure: ['responses', 'chat'],
+};
+
+/** Which settings each platform reads. */
+const SETTINGS: Record<PlatformKind, readonly (keyof RawProvider)[]> = {
+  bedrock: ['region', 'auth'],
+  vertex: ['region', 'project', 'auth', 'credentials_file'],
+  azure: ['deployment', 'api_version', 'auth'],
+};
+const PLATFORM_ONLY: readonly (keyof RawProvider)[] = ['region', 'project', 'deployment', 'api_version', 'auth', 'credentials_file'];
+
+const AUTH: Record<PlatformKind, readonly PlatformSettings['auth'][]> = {
+  bedrock: ['aws', 'api_key'],
+  vertex: ['google'],
+  azure: ['api_key', 'entra'],
+};
+
+export interface ResolvedPlatform {
+  settings: PlatformSettings;
+  /** The base URL when the config gives none. */
+  defaultBaseUrl: string | undefined;
+}
+
+/** Undefined for a first-party provider (after checking that no platform setting was given). */
+export function resolvePlatform(key: string, p: RawProvider, hasApiKey: boolean): ResolvedPlatform | undefined {
+  const kind = p.platform;
+  if (!kind) {
+    for (const k of PLATFORM_ONLY) if (p[k] !== undefined) throw new ConfigError(`${key}.${k}: only used with a platform (bedrock, vertex, azure)`);
+    return undefined;
+  }
+  if (!PROTOCOLS[kind].includes(p.protocol)) {
+    throw new ConfigError(`${key}.platform: ${kind} serves protocol ${PROTOCOLS[kind].join(' or ')}, not ${p.protocol}`);
+  }
+  for (const k of PLATFORM_ONLY) {
+    if (p[k] !== undefined && !SETTINGS[kind].includes(k)) throw new ConfigError(`${key}.${k}: not used by platform ${kind}`);
+  }
+  const auth = p.auth ?? defaultAuth(kind, hasApiKey);
+  if (!AUTH[kind].includes(auth)) throw new ConfigError(`${key}.auth: platform ${kind} authenticates with ${AUTH[kind].join(' or ')}, not ${auth}`);
+  if (auth === 'api_key' && !hasApiKey) throw new ConfigError(`${key}.api_key: required for auth api_key (is its variable set?)`);
+  const region = p.region ?? '';
+  const project = p.project ?? '';
+  if ((kind === 'bedrock' || kind === 'vertex') && region === '') throw new ConfigError(`${key}.region: required for platform ${kind}`);
+  if (kind === 'vertex' && project === '') throw new ConfigError(`${key}.project: required for platform vertex`);
+  if (kind === 'azure' && p.deployment !== undefined && p.api_version === undefined) {
+    throw new ConfigError(`${key}.api_version: required with deployment (the deployment URLs need an api-version)`);
+  }
+  return {
+    settings: {
+      kind,
+      region,
+      project,
+      deployment: p.deployment ?? '',
+      apiVersion: p.api_version ?? '',
+      auth,
+      credentialsFile: p.credentials_file ?? '',
+    },
+    defaultBaseUrl: defaultBaseUrl(kind, region),
+  };
+}
+
+function defaultAuth(kind: PlatformKind, hasApiKey: boolean): PlatformSettings['auth'] {
+  if (kind === 'bedrock') return hasApiKey ? 'api_key' : 'aws';
+  if (kind === 'vertex') return 'google';
+  return hasApiKey ? 'api_key' : 'entra';
+}
+
+function defaultBaseUrl(kind: PlatformKind, region: string): string | undefined {
+  if (kind === 'bedrock') return `https://bedrock-runtime.${region}.amazonaws.com`;
+  if (kind === 'vertex') return region === 'global' ? 'https://aiplatform.googleapis.com/v1' : `https://${region}-aiplatform.googleapis.com/v1`;
+  return undefined; // azure: the resource's own URL
+}
