@@ -236,11 +236,22 @@ function resolveState(raw: RawConfig['state'], defaultBackend: 'memory' | 'file'
   };
 }
 
+/** OpenAI keeps a stored response 30 days: an id stays its key's at least that long. */
+const DEFAULT_CLAIM_TTL_MS = 30 * 24 * 3_600_000;
+/** One key may fill a quarter of the store: it cannot push the other keys' responses out. */
+const DEFAULT_OWNER_SHARE = 0.25;
+
 function resolveResponsesStore(cfg: RawConfig, state: StateConfig): GatewayConfig['responsesStore'] {
   const r = cfg.responses_store ?? {};
   // An in-process copy is cheaper to bound tighter than a shared one on disk or in Redis.
   const defaultBytes = state.backend === 'memory' ? 64 * 1024 * 1024 : 256 * 1024 * 1024;
   // max_entries: 0 used to switch storing off; keep that meaning when max_bytes is not given.
   const maxBytes = r.max_bytes ?? (r.max_entries === 0 ? 0 : defaultBytes);
-  return { maxEntries: r.max_entries ?? 1000, maxBytes, ttlMs: r.ttl_ms ?? 3_600_000 };
+  return {
+    maxEntries: r.max_entries ?? 1000,
+    maxBytes,
+    ttlMs: r.ttl_ms ?? 3_600_000,
+    claimTtlMs: r.claim_ttl_ms ?? DEFAULT_CLAIM_TTL_MS,
+    ownerShare: r.owner_share ?? DEFAULT_OWNER_SHARE,
+  };
 }
