@@ -11,7 +11,7 @@ import { RequestRecord } from '../observability/request-record.js';
 import { runAttempts } from '../router/attempts.js';
 import type { RouteTarget } from '../router/model-table.js';
 import { preferReasoningFamily } from '../router/reasoning-affinity.js';
-import { assertItemReferenceCount, assertResolvedFor, expandItemReferences, hasItemReferences } from '../responses-store/expand-item-references.js';
+import { assertResolvedFor, countItemReferences, expandItemReferences } from '../responses-store/expand-item-references.js';
 import { ClientGone, type ClientGoneSwitch } from './client-gone.js';
 import type { AppContext } from './context.js';
 import { Generation } from './generation.js';
@@ -87,7 +87,7 @@ function openGeneration(
   rec.teamName = caller.team ?? '';
   const callerBody = request.body as Record<string, unknown>;
   // The reference cap is part of validation: refused before admission takes a slot.
-  assertItemReferenceCount(codec.protocol, callerBody);
+  const referenceCount = countItemReferences(codec.protocol, callerBody);
   // A body with references is decoded as sent (they decode to nothing) to validate and route it, and
   // again once they are expanded.
   const pre = runPreamble(
@@ -105,7 +105,7 @@ function openGeneration(
   rec.modelLabel = pre.plan.label;
   rec.tRouted = performance.now();
   rec.warnings = pre.warnings;
-  const references = hasItemReferences(codec.protocol, callerBody) ? new ReferencedItems(ctx.responses) : undefined;
+  const references = referenceCount > 0 ? new ReferencedItems(ctx.responses) : undefined;
   return new Generation(
     { ctx, codec, ir: pre.ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone, callerBody, references },
     newId(codec.responseIdPrefix),

@@ -59,16 +59,11 @@ export async function expandItemReferences(
   return { ...body, input: out };
 }
 
-/** Before admission, no state I/O: the reference count is within the cap (a 400 naming `input`). */
-export function assertItemReferenceCount(protocol: string, body: unknown): void {
-  if (protocol === 'responses' && body !== null && typeof body === 'object') referenceIndexes((body as { input?: unknown }).input);
-}
-
-/** True when the body holds any reference (the request then has stored state to resolve). */
-export function hasItemReferences(protocol: string, body: unknown): boolean {
-  if (protocol !== 'responses' || body === null || typeof body !== 'object') return false;
-  const input = (body as { input?: unknown }).input;
-  return Array.isArray(input) && input.some(isItemReference);
+/** Before admission, no state I/O: the number of references, within the cap (beyond it a 400 naming
+ * `input`). 0 for other doors and bodies without references. */
+export function countItemReferences(protocol: string, body: unknown): number {
+  if (protocol !== 'responses' || body === null || typeof body !== 'object') return 0;
+  return referenceIndexes((body as { input?: unknown }).input)?.length ?? 0;
 }
 
 /**

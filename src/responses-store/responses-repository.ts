@@ -102,9 +102,7 @@ export class ResponsesRepository {
    */
   async save(record: StoredResponse): Promise<void> {
     const items = outputItems(record);
-    const ids = [RESPONSE_CLAIM + record.id];
-    for (const item of items) ids.push(ITEM_CLAIM + item.id);
-    await this.store.claim(RESPONSES_NAMESPACE, ids, record.owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
+    await this.store.claim(RESPONSES_NAMESPACE, claimIds(record), record.owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
     if (!this.enabled) return;
     const { ttlMs } = this.options;
     // Record first: an item's entry is evicted no earlier than its record (oldest written goes first).
@@ -134,6 +132,8 @@ export class ResponsesRepository {
   async delete(id: string, owner: string): Promise<boolean> {
     const record = await this.load(id, owner);
     if (!record) return false;
+    // The tombstone first (a record saved before claims existed has none yet; a claim is never transferred).
+    await this.store.claim(RESPONSES_NAMESPACE, claimIds(record), owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
     const deleted = await this.store.deleteDoc(RESPONSES_NAMESPACE, id, owner);
     await Promise.all(outputItems(record).map((item) => this.store.deleteDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, owner)));
     return deleted;
@@ -190,6 +190,13 @@ export class ResponsesRepository {
       }),
     );
   }
+}
+
+/** The claims of a response: its id and its output items' ids. */
+function claimIds(record: StoredResponse): string[] {
+  const ids = [RESPONSE_CLAIM + record.id];
+  for (const item of outputItems(record)) ids.push(ITEM_CLAIM + item.id);
+  return ids;
 }
 
 function notAResponseId(id: string): boolean {
