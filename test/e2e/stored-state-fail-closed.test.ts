@@ -196,10 +196,34 @@ describe('the store down: 503, nothing upstream (real redis-server, killed)', ()
 describe('hostile item_reference fan-out', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await harness();
+    h = await startHarness({
+      apiKey: KEYS[0]!.key,
+      config: () => ({ auth: { keys: [...KEYS, { name: 'limited', key: 'sk-limited-fc-1', limits: { rpm: 1 } }] } }),
+    });
   });
   afterAll(async () => {
     await h?.close();
+  });
+
+  it('admission comes first: a key over its rpm is refused before any store read, its references unread', async () => {
+    const alice = clientFor(h, 0);
+    const mine = await alice.responses.create({ model: MODELS.messages.alias, input: 'for the limited key' });
+    const limited = new OpenAI({ baseURL: h.url + '/v1', apiKey: 'sk-limited-fc-1', maxRetries: 0 });
+    await limited.responses.create({ model: MODELS.messages.alias, input: 'the one request of this minute' });
+    const store = h.gateway.ctx.stateStore;
+    let reads = 0;
+    const [getDoc, claimOwners] = [store.getDoc.bind(store), store.claimOwners.bind(store)];
+    store.getDoc = (...a) => (reads++, getDoc(...a));
+    store.claimOwners = (...a) => (reads++, claimOwners(...a));
+    try {
+      const refs = Array.from({ length: 500 }, (_, i) => ({ type: 'item_reference' as const, id: i % 2 ? mine.output[0]!.id! : `msg_${i}` }));
+      const err = await failure(limited.responses.create({ model: MODELS.messages.alias, input: refs, previous_response_id: mine.id }));
+      expect(err.status).toBe(429);
+      expect(reads).toBe(0);
+    } finally {
+      store.getDoc = getDoc;
+      store.claimOwners = claimOwners;
+    }
   });
 
   it('tens of thousands of references to one large conversation: refused at once; a thousand: answered with one read each distinct id', async () => {
