@@ -102,11 +102,12 @@ export class ResponsesRepository {
    */
   async save(record: StoredResponse): Promise<void> {
     const items = outputItems(record);
-    await this.store.claim(RESPONSES_NAMESPACE, claimIds(record), record.owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
-    if (!this.enabled) return;
+    const claimed = this.store.claim(RESPONSES_NAMESPACE, claimIds(record), record.owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
+    if (!this.enabled) return claimed;
     const { ttlMs } = this.options;
-    // Record first: an item's entry is evicted no earlier than its record (oldest written goes first).
-    await this.store.putDoc(RESPONSES_NAMESPACE, record.id, record.owner, encodeStoredResponse(record), ttlMs);
+    // Claims and record together (one round trip: a continuation on another process waits for the
+    // record); the record before the item entries, so an entry is evicted no earlier than its record.
+    await Promise.all([claimed, this.store.putDoc(RESPONSES_NAMESPACE, record.id, record.owner, encodeStoredResponse(record), ttlMs)]);
     await Promise.all(
       items.map((item) => this.store.putDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, record.owner, encodeItemEntry(record.id, record.producer, item), ttlMs)),
     );
