@@ -14,7 +14,7 @@ describe('state config', () => {
   it('defaults to memory, with the default path, prefix, required start and byte bounds per backend', () => {
     const c = resolve({});
     expect(c.state).toEqual({ backend: 'memory', path: './.switchyard/state', url: '', keyPrefix: 'switchyard:', required: true, opTimeoutMs: 1500 });
-    expect(c.responsesStore).toEqual({ maxEntries: 1000, maxBytes: 64 * 1024 * 1024, ttlMs: 3_600_000, claimTtlMs: 30 * 24 * 3_600_000, ownerShare: 0.25 });
+    expect(c.responsesStore).toEqual({ maxEntries: 1000, maxBytes: 64 * 1024 * 1024, ttlMs: 3_600_000, claimTtlMs: 30 * 24 * 3_600_000, ownerShare: 1 });
     expect(resolve({ state: { backend: 'file' } }).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
     expect(resolve({ state: { backend: 'redis', url: 'redis://127.0.0.1:6379' } }).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
   });
@@ -32,7 +32,10 @@ describe('state config', () => {
     const c = resolve({ responses_store: { max_bytes: 1_000_000, owner_share: 0.1, claim_ttl_ms: 86_400_000 } });
     expect(c.responsesStore).toMatchObject({ ownerShare: 0.1, claimTtlMs: 86_400_000 });
     expect(stateNamespaces(c)).toEqual([{ name: 'responses', maxBytes: 1_000_000, ownerMaxBytes: 100_000 }]);
-    expect(stateNamespaces(resolve({}))[0]!.ownerMaxBytes).toBe(16 * 1024 * 1024);
+    // Default: the whole store with one key or none, a quarter with several.
+    expect(stateNamespaces(resolve({}))[0]!.ownerMaxBytes).toBe(64 * 1024 * 1024);
+    const keys = [{ name: 'a', key: 'sk-a-1' }, { name: 'b', key: 'sk-b-1' }];
+    expect(stateNamespaces(resolve({ auth: { keys } }))[0]!.ownerMaxBytes).toBe(16 * 1024 * 1024);
     for (const bad of [0, 1.5, -1]) expect(() => resolve({ responses_store: { owner_share: bad } })).toThrow(/owner_share/);
     expect(() => resolve({ responses_store: { claim_ttl_ms: 0 } })).toThrow(/claim_ttl_ms/);
   });
