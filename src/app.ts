@@ -49,7 +49,8 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   // The access service reads ctx.config on every call, so a reload's keys, limits and prices apply
   // to the next request without rebuilding it.
   const access = new AccessService(stateStore, { config: () => ctx.config });
-  const responses = new ResponsesRepository(stateStore, { ttlMs: config.responsesStore.ttlMs, maxBytes: config.responsesStore.maxBytes });
+  const { ttlMs, maxBytes, claimTtlMs } = config.responsesStore;
+  const responses = new ResponsesRepository(stateStore, { ttlMs, maxBytes, claimTtlMs });
   // One process has nothing to share; workers and instances on a shared backend skip a failing
   // deployment together.
   const unshare =

@@ -13,7 +13,7 @@ import type { QuietGate } from './quiet.js';
 import type { Row } from './report.js';
 import { freePort, startService } from './services.js';
 import { median, summarize } from './stats.js';
-import { twoTurnConversations } from './state-conversation.js';
+import { REFERENCES, twoTurnConversations } from './state-conversation.js';
 
 export const STATE_BACKENDS = ['memory', 'file', 'redis'] as const;
 export type StateBackend = (typeof STATE_BACKENDS)[number];
@@ -32,6 +32,9 @@ export interface StateRun {
   inlineP50Us: number;
   /** p50(turn 2) − p50(inline): the lookup and splice. */
   addedP50Us: number;
+  /** p50 of the follow-up with REFERENCES item_references, and of the same items inline. */
+  refsP50Us: number;
+  refsInlineP50Us: number;
   sutCpuPct: number;
   foreignCpuPct: number;
 }
@@ -104,13 +107,16 @@ export async function measureStateBackends(o: StateScenarioOptions): Promise<Sta
             turn2P50Us: t2,
             inlineP50Us: inline,
             addedP50Us: t2 - inline,
+            refsP50Us: summarize(r.refsUs).p50,
+            refsInlineP50Us: summarize(r.refsInlineUs).p50,
             sutCpuPct: m.sutCpuPct,
             foreignCpuPct: m.foreignCpuPct,
           };
           out.push(entry);
           o.log(
             `state ${backend.padEnd(6)} run ${run + 1}/${o.runs}: turn 1 p50 ${Math.round(t1)} µs, turn 2 (previous_response_id) p50 ${Math.round(t2)} µs, ` +
-              `inline p50 ${Math.round(inline)} µs → lookup adds ${Math.round(t2 - inline)} µs (${entry.samples} conversations${r.failures ? `, ${r.failures} failures: ${r.firstFailure}` : ''}); other load ${m.foreignCpuPct.toFixed(0)}%`,
+              `inline p50 ${Math.round(inline)} µs → lookup adds ${Math.round(t2 - inline)} µs; ${REFERENCES} item_references p50 ${Math.round(entry.refsP50Us)} µs, ` +
+              `inline ${Math.round(entry.refsInlineP50Us)} µs (${entry.samples} conversations${r.failures ? `, ${r.failures} failures: ${r.firstFailure}` : ''}); other load ${m.foreignCpuPct.toFixed(0)}%`,
           );
         }
       } finally {
@@ -160,6 +166,27 @@ export function stateRows(runs: StateRun[]): Row[] {
         addedP50Us: added,
         failures,
       },
+    });
+    const refs = median(mine.map((r) => r.refsP50Us));
+    const refsInline = median(mine.map((r) => r.refsInlineP50Us));
+    rows.push({
+      scenario: `${REFERENCES} item_references of one conversation, p50`,
+      lane: `responses→messages, state ${backend}`,
+      direct: '',
+      floor: `inline ${us(refsInline)}`,
+      jsonFloor: '',
+      gateway: failures ? 'error' : `refs ${us(refs)}`,
+      ratio: `expansion ${refs - refsInline >= 0 ? '+' : '−'}${us(Math.abs(refs - refsInline))}`,
+      ratioJsonFloor: '',
+      cpuFloor: '',
+      cpuJsonFloor: '',
+      cpuGateway: '',
+      cpuRatio: '',
+      cpuRatioJsonFloor: '',
+      target: '(reported)',
+      result: failures ? 'error' : 'info',
+      otherLoad: `${median(mine.map((r) => r.foreignCpuPct)).toFixed(0)}%`,
+      values: { backend, refsP50Us: refs, refsInlineP50Us: refsInline, references: REFERENCES, failures },
     });
   }
   return rows;

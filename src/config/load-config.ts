@@ -102,7 +102,7 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
     auth,
     logLevel: cfg.log?.level ?? 'info',
     metrics: { enabled: cfg.metrics?.enabled ?? true, port: cfg.metrics?.port ?? 0 },
-    responsesStore: resolveResponsesStore(cfg, state),
+    responsesStore: resolveResponsesStore(cfg, state, authKeys.length),
     state,
     providers,
     models: [...exact, ...wild],
@@ -240,11 +240,24 @@ function resolveState(raw: RawConfig['state'], defaultBackend: 'memory' | 'file'
   };
 }
 
-function resolveResponsesStore(cfg: RawConfig, state: StateConfig): GatewayConfig['responsesStore'] {
+/** OpenAI keeps a stored response 30 days: an id stays its key's at least that long. */
+const DEFAULT_CLAIM_TTL_MS = 30 * 24 * 3_600_000;
+/** With several keys, one may fill a quarter of the store: it cannot push the other keys' responses
+ * out. With one key or none (open access: every answer is the anonymous caller's) there is nobody else
+ * to protect, so the whole store. Read at start-up, like the backend. */
+const DEFAULT_OWNER_SHARE = 0.25;
+
+function resolveResponsesStore(cfg: RawConfig, state: StateConfig, keyCount: number): GatewayConfig['responsesStore'] {
   const r = cfg.responses_store ?? {};
   // An in-process copy is cheaper to bound tighter than a shared one on disk or in Redis.
   const defaultBytes = state.backend === 'memory' ? 64 * 1024 * 1024 : 256 * 1024 * 1024;
   // max_entries: 0 used to switch storing off; keep that meaning when max_bytes is not given.
   const maxBytes = r.max_bytes ?? (r.max_entries === 0 ? 0 : defaultBytes);
-  return { maxEntries: r.max_entries ?? 1000, maxBytes, ttlMs: r.ttl_ms ?? 3_600_000 };
+  return {
+    maxEntries: r.max_entries ?? 1000,
+    maxBytes,
+    ttlMs: r.ttl_ms ?? 3_600_000,
+    claimTtlMs: r.claim_ttl_ms ?? DEFAULT_CLAIM_TTL_MS,
+    ownerShare: r.owner_share ?? (keyCount > 1 ? DEFAULT_OWNER_SHARE : 1),
+  };
 }

@@ -216,6 +216,10 @@ export const ConfigSchema = Type.Object(
           /** Older bound by count; still accepted, applies to the in-process store only. */
           max_entries: Type.Optional(Type.Integer({ minimum: 0 })),
           ttl_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+          /** How long an id stays claimed by its key (default 30 days, OpenAI's retention). */
+          claim_ttl_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+          /** The fraction of max_bytes one key's stored responses may take (default 0.25 with several keys, else 1). */
+          owner_share: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
         },
         { additionalProperties: false },
       ),

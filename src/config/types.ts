@@ -166,7 +166,15 @@ export interface GatewayConfig {
   logLevel: string;
   metrics: { enabled: boolean; port: number };
   /** maxEntries: the older count bound of the in-process store; maxBytes: the byte bound of the state namespace. */
-  responsesStore: { maxEntries: number; maxBytes: number; ttlMs: number };
+  responsesStore: {
+    maxEntries: number;
+    maxBytes: number;
+    ttlMs: number;
+    /** How long a response's and its items' ids stay claimed by their key (tombstones included). */
+    claimTtlMs: number;
+    /** The fraction of maxBytes one key may take. */
+    ownerShare: number;
+  };
   state: StateConfig;
   providers: Map<string, ProviderConfig>;
   /** Exact aliases first (in file order), then wildcard routes (in file order). */

@@ -1,4 +1,5 @@
-// Stores finished Responses-door answers in the shared store once the caller has its last byte: the
+// Stores finished Responses-door answers in the shared store once the caller has its last byte (with
+// `max_bytes: 0`, only the claims on its ids: responses-repository.ts): the
 // record is built (the one parse of the answer) and written off the request's path, so a slow or
 // absent store never delays a reply. A failed save is a warning and a count, never the caller's problem.
 //
@@ -28,16 +29,11 @@ export class AnswerSaver {
     private readonly obs: Observability,
   ) {}
 
-  get enabled(): boolean {
-    return this.repo.enabled;
-  }
-
   /**
    * Once `res` has been given its last byte, builds the record and saves it. Never throws. When the caller
    * left before the end, nothing is saved (it never got the answer whose id it would continue from).
    */
   saveAfter(res: ServerResponse, id: string, requestId: string, build: () => StoredResponse | undefined): void {
-    if (!this.repo.enabled) return;
     let done!: () => void;
     const tracked: SaveInFlight = { done: new Promise<void>((resolve) => (done = resolve)) };
     this.pending.set(id, tracked);

@@ -48,7 +48,7 @@ export class Generation {
   /** Warnings of this request; replaced per attempt by the lanes (decode warnings first). */
   warnings: Warning[];
   /** How many of `warnings` came from decoding the caller's request (kept across attempts). */
-  readonly baseWarningCount: number;
+  baseWarningCount: number;
   readonly requestId: string;
   /** Gateway-owned response id in the caller's protocol (msg_… / resp_…). */
   readonly responseId: string;
@@ -58,8 +58,8 @@ export class Generation {
   readonly clientGone: ClientGoneSwitch;
   /** The upstream request in flight (lanes/upstream-call.ts): the caller disconnecting aborts it. */
   upstreamAbort: AbortSwitch | undefined = undefined;
-  /** The stored previous response (its turns are already at the front of `ir.turns`). */
-  readonly previous: StoredConversation | undefined;
+  /** The stored previous response (its turns are already at the front of `ir.turns`); set after admission. */
+  previous: StoredConversation | undefined;
   /** The caller's own body (references unexpanded; `body` when it had none). */
   callerBody: Record<string, unknown>;
   readonly references: ReferencedItems | undefined;
@@ -91,6 +91,12 @@ export class Generation {
     this.callerBody = init.callerBody ?? init.body;
     this.references = init.references;
     this.attemptTarget = undefined;
+  }
+
+  /** The request was decoded again (its item references expanded): these are its decode warnings. */
+  setDecodeWarnings(warnings: Warning[]): void {
+    this.warnings = warnings;
+    this.baseWarningCount = warnings.length;
   }
 
   /** True once any byte (status line) went to the caller: no retry or fallback after that. */

@@ -1,14 +1,17 @@
 // One generation request through either front door: the preamble (authenticate, decode, resolve the
-// model), admission, then the router's attempt loop, each attempt run through the lane its deployment
-// needs (pass-through, translation, or the in-process demo); accounting once it is over.
+// model; no state I/O), admission, the stored state the request names (item references, previous
+// response: store reads only for admitted requests), then the router's attempt loop, each attempt run
+// through the lane its deployment needs (pass-through, translation, or the in-process demo);
+// accounting once it is over.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InboundCodec } from '../codecs/types.js';
 import { GatewayError, toGatewayError, type GatewayErrorKind } from '../errors.js';
+import type { Warning } from '../ir/types.js';
 import { RequestRecord } from '../observability/request-record.js';
 import { runAttempts } from '../router/attempts.js';
 import type { RouteTarget } from '../router/model-table.js';
 import { preferReasoningFamily } from '../router/reasoning-affinity.js';
-import { assertResolvedFor, expandItemReferences } from '../responses-store/expand-item-references.js';
+import { assertResolvedFor, countItemReferences, expandItemReferences } from '../responses-store/expand-item-references.js';
 import { ClientGone, type ClientGoneSwitch } from './client-gone.js';
 import type { AppContext } from './context.js';
 import { Generation } from './generation.js';
@@ -38,8 +41,9 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
     }
   });
   try {
-    gen = await openGeneration(ctx, codec, request, reply, requestId, rec, clientGone);
+    gen = openGeneration(ctx, codec, request, reply, requestId, rec, clientGone);
     await admitGeneration(gen);
+    await loadStoredState(gen);
     await runPlan(gen);
   } catch (err) {
     const gerr = err instanceof StateUnavailableError ? stateUnavailable(ctx, err, 'resolve stored items') : toGatewayError(err);
@@ -65,11 +69,11 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
 }
 
 /**
- * Authenticate, decode, route and resolve the previous response: the Generation, or a throw. Its own
- * frame, so the caller's parsed body and the preamble's intermediates are not kept alive by
- * handleGeneration's suspended frame for as long as the answer streams.
+ * Authenticate, decode and route: the Generation, or a throw. No state I/O here: the store is read only
+ * for admitted requests (loadStoredState). Its own frame, so the preamble's intermediates are not kept
+ * alive by handleGeneration's suspended frame for as long as the answer streams.
  */
-async function openGeneration(
+function openGeneration(
   ctx: AppContext,
   codec: InboundCodec,
   request: FastifyRequest,
@@ -77,14 +81,15 @@ async function openGeneration(
   requestId: string,
   rec: RequestRecord,
   clientGone: ClientGone,
-): Promise<Generation> {
+): Generation {
   const caller = identifyCaller(ctx, request);
   rec.keyName = caller.name;
   rec.teamName = caller.team ?? '';
-  // Responses `item_reference` inputs become the caller's stored items before decoding.
   const callerBody = request.body as Record<string, unknown>;
-  const references = new ReferencedItems(ctx.responses);
-  const body = await expandItemReferences(codec.protocol, callerBody, (m) => ctx.table.resolve(m), references, caller.name);
+  // The reference cap is part of validation: refused before admission takes a slot.
+  const referenceCount = countItemReferences(codec.protocol, callerBody);
+  // A body with references is decoded as sent (they decode to nothing) to validate and route it, and
+  // again once they are expanded.
   const pre = runPreamble(
     ctx,
     request,
@@ -95,16 +100,38 @@ async function openGeneration(
       rec.stream = ir.stream;
     },
     caller,
-    body,
+    callerBody,
   );
   rec.modelLabel = pre.plan.label;
   rec.tRouted = performance.now();
   rec.warnings = pre.warnings;
-  const { ir, previous } = await resolvePreviousResponse(ctx, pre.ir, pre.plan, pre.caller.name);
+  const references = referenceCount > 0 ? new ReferencedItems(ctx.responses) : undefined;
   return new Generation(
-    { ctx, codec, ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone, previous, callerBody, references },
+    { ctx, codec, ir: pre.ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone, callerBody, references },
     newId(codec.responseIdPrefix),
   );
+}
+
+/**
+ * After admission: Responses `item_reference` inputs become the caller's stored items (the body is
+ * decoded again with them), then the previous response is resolved. StateUnavailableError → 503.
+ */
+async function loadStoredState(gen: Generation): Promise<void> {
+  const { ctx, codec } = gen;
+  if (gen.references) {
+    const forward = gen.plan.targets.some((t) => t.provider.protocol === 'responses');
+    const body = await expandItemReferences(codec.protocol, gen.callerBody, forward, gen.references, gen.caller.name);
+    if (body !== gen.callerBody) {
+      const warnings: Warning[] = [];
+      gen.ir = codec.decodeRequest(body, warnings);
+      gen.body = body;
+      gen.setDecodeWarnings(warnings);
+      gen.rec.warnings = warnings;
+    }
+  }
+  const { ir, previous } = await resolvePreviousResponse(ctx, gen.ir, gen.plan, gen.caller.name);
+  gen.ir = ir;
+  gen.previous = previous;
 }
 
 /** The router decides (order, retries, waits); this side runs each attempt and keeps the record. */

@@ -1,8 +1,11 @@
-// Responses `previous_response_id`: one lookup in the shared store, in front of the request (the only
-// state call on its path). A stored conversation is spliced in front of the new input (the lanes then
-// decide per attempt whether to forward the id instead: passthrough-body.ts). An id the gateway never
-// stored is forwarded when every deployment of the plan is a Responses upstream (OpenAI may know it);
-// otherwise, or when it is another key's, it is a 400 in OpenAI's wording. `instructions` are never
+// Responses `previous_response_id`, after admission: one lookup in the shared store. A stored
+// conversation is spliced in front of the new input (the lanes then decide per attempt whether to
+// forward the id instead: passthrough-body.ts). A miss reads the id's claim: another key's id is a
+// 400 `previous_response_not_found` in OpenAI's wording; an id no key claimed (or the caller's own,
+// no longer stored) is forwarded when every deployment of the plan is a Responses upstream (OpenAI
+// may know it), else the same 400. Another key's id and an unknown one therefore get the same answer
+// (OpenAI's own for an id it does not know), never the other key's conversation. Fails closed: when
+// the store or the claim cannot be read, a 503 and nothing goes upstream. `instructions` are never
 // inherited (they are not turns).
 import { GatewayError } from '../errors.js';
 import type { IrRequest } from '../ir/types.js';
@@ -22,39 +25,43 @@ export interface Continuation {
 /** Re-reads of a miss: the previous answer's save starts after its last byte, possibly in another process. */
 const MISS_RECHECK_MS = [25, 75, 200];
 
+/** What the store says about an id for this caller. */
+type Lookup = { record: StoredConversation } | { anothers: true } | { miss: true };
+
 export async function resolvePreviousResponse(ctx: AppContext, ir: IrRequest, plan: RoutePlan, owner: string): Promise<Continuation> {
   const prev = ir.extras.responses?.previous_response_id;
   if (typeof prev !== 'string' || prev === '') return { ir };
-  const responsesOnly = plan.targets.every((t) => t.provider.protocol === 'responses');
-  let record: StoredConversation | undefined;
+  let found: Lookup;
+  let claimedBy: string | undefined;
   try {
-    record = await load(ctx, prev, owner);
+    found = await load(ctx, prev, owner);
+    if ('record' in found) return { ir: { ...ir, turns: [...found.record.turns, ...ir.turns] }, previous: found.record };
+    if ('miss' in found) claimedBy = await ctx.responses.responseOwner(prev);
   } catch (err) {
-    if (!(err instanceof StateUnavailableError)) throw err;
-    // The upstream keeps its own state: let it answer rather than refuse.
-    if (responsesOnly) return { ir };
-    throw stateUnavailable(ctx, err);
+    if (err instanceof StateUnavailableError) throw stateUnavailable(ctx, err);
+    throw err;
   }
-  if (record) return { ir: { ...ir, turns: [...record.turns, ...ir.turns] }, previous: record };
-  // Another key's response is as unknown as a missing one, including to an upstream that could resolve it.
-  if (responsesOnly && !(await ctx.responses.storedForAnother(prev, owner).catch(() => false))) return { ir };
+  const anothers = 'anothers' in found || (claimedBy !== undefined && claimedBy !== owner);
+  // Unknown to this gateway, or the caller's own but no longer stored: OpenAI may still hold it.
+  if (!anothers && plan.targets.every((t) => t.provider.protocol === 'responses')) return { ir };
   throw new GatewayError('invalid_request', `Previous response with id '${prev}' not found.`, {
     param: 'previous_response_id',
     code: 'previous_response_not_found',
   });
 }
 
-async function load(ctx: AppContext, id: string, owner: string): Promise<StoredConversation | undefined> {
+async function load(ctx: AppContext, id: string, owner: string): Promise<Lookup> {
   const saving = ctx.saver.inFlight(id);
-  if (saving?.record) return saving.record.owner === owner ? saving.record : undefined;
+  // Being saved by this process: its claim may not have landed yet, the record says whose it is.
+  if (saving?.record) return saving.record.owner === owner ? { record: saving.record } : { anothers: true };
   if (saving) await saving.done;
   const record = await ctx.responses.loadConversation(id, owner);
-  if (record) return record;
+  if (record) return { record };
   // Misses are rare (a typo, an expired or evicted id): waiting a little on them costs nobody else.
   for (const ms of MISS_RECHECK_MS) {
     await new Promise((resolve) => setTimeout(resolve, ms));
     const again = await ctx.responses.loadConversation(id, owner);
-    if (again) return again;
+    if (again) return { record: again };
   }
-  return undefined;
+  return { miss: true };
 }

@@ -12,11 +12,17 @@ export class ReferencedItems implements ItemSource {
 
   constructor(private readonly repo: ResponsesRepository) {}
 
-  async getItem(itemId: string, owner: string): Promise<Record<string, unknown> | undefined> {
-    const found = await this.repo.findItem(itemId, owner);
-    if (!found) return undefined;
-    this.producers.push(found.producer);
-    return found.item;
+  async findItems(ids: readonly string[], owner: string): Promise<(Record<string, unknown> | undefined)[]> {
+    const found = await this.repo.findItems(ids, owner);
+    return found.map((f) => {
+      if (!f) return undefined;
+      this.producers.push(f.producer);
+      return f.item;
+    });
+  }
+
+  itemOwners(ids: readonly string[]): Promise<(string | undefined)[]> {
+    return this.repo.itemOwners(ids);
   }
 
   /** True when items were resolved and every one came from `target`. */

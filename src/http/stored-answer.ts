@@ -7,9 +7,10 @@ import { inputItemsOf } from '../responses-store/input-items.js';
 import type { StoredResponse } from '../responses-store/stored-response.js';
 import type { Generation } from './generation.js';
 
-/** The Responses door keeps answers unless the caller said `store: false` or storing is off. */
+/** The Responses door keeps answers unless the caller said `store: false`. With storing off
+ * (`max_bytes: 0`) the answer's ids are still claimed for its key (responses-repository.ts). */
 export function keepsAnswer(gen: Generation): boolean {
-  return gen.codec.protocol === 'responses' && gen.ir.extras.responses?.store !== false && gen.ctx.saver.enabled;
+  return gen.codec.protocol === 'responses' && gen.ir.extras.responses?.store !== false;
 }
 
 export function storedAnswer(gen: Generation, target: RouteTarget, response: Record<string, unknown>, answer: OutputPart[]): StoredResponse {

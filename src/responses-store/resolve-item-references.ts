@@ -1,10 +1,14 @@
-// Responses `item_reference` inputs (`{"type":"item_reference","id":…}` or the bare `{"id":…}`) replaced
-// by the stored output items they name, before the body is decoded. Clients with `store` on (the Vercel
-// AI SDK's default) send earlier turns back this way and expect the server to remember them.
+// Responses `item_reference` inputs (`{"type":"item_reference","id":…}` or the bare `{"id":…}`): what
+// counts as one, the per-request cap, and the errors that name them. Clients with `store` on (the
+// Vercel AI SDK's default) send earlier turns back this way and expect the server to remember them.
 import { GatewayError } from '../errors.js';
 
-/** A stored output item of an earlier response (wire JSON), or undefined when there is none. */
-export type ItemLookup = (id: string) => Promise<Record<string, unknown> | undefined>;
+/**
+ * References one request may carry. OpenAI bounds a request's input items too; a thousand is far
+ * beyond any real conversation's turns (the Vercel AI SDK sends one per earlier item) and keeps the
+ * store reads of one request bounded.
+ */
+export const MAX_ITEM_REFERENCES = 1000;
 
 /** True for an input entry that names a stored item instead of carrying it. */
 export function isItemReference(entry: unknown): entry is { id: string } {
@@ -15,33 +19,32 @@ export function isItemReference(entry: unknown): entry is { id: string } {
   return e.type === 'item_reference' || (e.type == null && !('role' in e));
 }
 
-/**
- * The input with every reference replaced by its stored item, or undefined when it holds none (the
- * common case: no copy). All lookups run at once. An id without a stored item is a 400 naming
- * `input[i]`, unless `forwardUnresolved` (every target resolves its own items): then the reference
- * stays as it is, for the upstream.
- */
-export async function resolveItemReferences(
-  input: unknown,
-  lookup: ItemLookup,
-  forwardUnresolved: boolean,
-): Promise<unknown[] | undefined> {
+/** Indexes of the references in `input`, or undefined when it holds none (the common case). A count
+ * beyond MAX_ITEM_REFERENCES is a 400 naming `input`, before any of them is looked up. */
+export function referenceIndexes(input: unknown): number[] | undefined {
   if (!Array.isArray(input)) return undefined;
   let indexes: number[] | undefined;
-  for (let i = 0; i < input.length; i++) if (isItemReference(input[i])) (indexes ??= []).push(i);
-  if (indexes === undefined) return undefined;
-  const found = await Promise.all(indexes.map((i) => lookup((input[i] as { id: string }).id)));
-  const out = input.slice();
-  for (let k = 0; k < indexes.length; k++) {
-    const i = indexes[k]!;
-    const item = found[k];
-    if (item !== undefined) out[i] = item;
-    else if (!forwardUnresolved) throw notFound((input[i] as { id: string }).id, i);
+  for (let i = 0; i < input.length; i++) {
+    if (!isItemReference(input[i])) continue;
+    (indexes ??= []).push(i);
+    if (indexes.length > MAX_ITEM_REFERENCES) {
+      throw new GatewayError('invalid_request', `input: too many item references (more than ${MAX_ITEM_REFERENCES}); send the items themselves or continue with previous_response_id.`, {
+        param: 'input',
+        code: 'invalid_value',
+      });
+    }
   }
-  return out;
+  return indexes;
 }
 
-function notFound(id: string, index: number): GatewayError {
+/** An id the store has no item for (also another key's: the same answer, no existence oracle). */
+export function itemNotFound(id: string, index: number): GatewayError {
   const param = 'input[' + index + ']';
   return new GatewayError('invalid_request', `Item with id '${id}' not found (${param}).`, { param, code: 'invalid_value' });
+}
+
+/** Another key's item on a plan that forwards unknown references: the answer OpenAI gives for an item
+ * it does not have (404, `input`), so the refusal cannot be told from OpenAI's own. */
+export function itemNotFoundUpstream(id: string): GatewayError {
+  return new GatewayError('not_found', `Item with id '${id}' not found.`, { param: 'input' });
 }

@@ -2,9 +2,15 @@
 // what `previous_response_id` continues from, and what GET/DELETE /v1/responses/{id} and
 // /input_items serve. Owner isolation is the store's: another owner's id reads as absent.
 //
-// Layout: the record under its response id, and one small pointer per output item (`item:<id>` →
-// response id) so an `item_reference` resolves without scanning. Pointers share the record's TTL and
-// byte bound; a pointer whose record was evicted resolves to nothing.
+// Layout: the record under its response id, and one entry per output item (`item:<id>` → the item's
+// own JSON, its response id and producer) so an `item_reference` resolves with one read and one small
+// parse, never the conversation's. Both share the TTL, the byte bound and the owner's share of it.
+//
+// Claims (the store's claims, outside the byte bound, `claim_ttl_ms` long: OpenAI's retention): the
+// response id (`r:<id>`) and each output item id (`i:<id>`) → the key that created them, written even
+// when nothing else is stored (`max_bytes: 0`) and kept when the owner deletes the response (a
+// tombstone): an id this gateway handed out stays that key's, whatever became of the record, so it is
+// never forwarded to an upstream on another key's behalf.
 import { RESPONSES_NAMESPACE } from '../state/create-state-store.js';
 import type { StateStore } from '../state/types.js';
 import {
@@ -48,17 +54,34 @@ export class UnknownCursorError extends Error {
 }
 
 const ITEM_PREFIX = 'item:';
-/** `claim:<response id>` → its owner, readable by the gateway alone (CLAIM_OWNER is no key's name: key
- * names cannot be empty), so a miss can tell "never stored" from "another key's". */
-const CLAIM_PREFIX = 'claim:';
-const CLAIM_OWNER = '';
+/** Documents of earlier versions (claims kept as documents): never readable as a response. */
+const LEGACY_CLAIM_PREFIX = 'claim:';
+const RESPONSE_CLAIM = 'r:';
+const ITEM_CLAIM = 'i:';
+/** OpenAI keeps a stored response 30 days. */
+export const DEFAULT_CLAIM_TTL_MS = 30 * 24 * 3_600_000;
 
 export interface ResponsesRepositoryOptions {
   /** How long a stored response lives. */
   ttlMs: number;
-  /** `responses_store.max_bytes`; 0 switches storing off (save writes nothing). Default: on. */
+  /** `responses_store.max_bytes`; 0 switches storing off (save writes claims only). Default: on. */
   maxBytes?: number;
+  /** How long ids stay claimed (default 30 days). */
+  claimTtlMs?: number;
 }
+
+/** A stored output item and the deployment that produced it (which can resolve the reference itself). */
+export interface FoundItem {
+  item: WireItem;
+  producer?: Producer;
+}
+
+/** An item entry: the item's own bytes, so a reference never decodes the conversation. */
+function encodeItemEntry(responseId: string, producer: Producer | undefined, item: WireItem): Buffer {
+  return Buffer.from(JSON.stringify({ r: responseId, p: producer, i: item }));
+}
+
+const OPEN_BRACE = 0x7b;
 
 export class ResponsesRepository {
   constructor(
@@ -66,32 +89,33 @@ export class ResponsesRepository {
     private readonly options: ResponsesRepositoryOptions,
   ) {}
 
-  /** False when `responses_store.max_bytes` is 0: callers skip building records at all. */
+  /** False when `responses_store.max_bytes` is 0: only claims are written. */
   get enabled(): boolean {
     return this.options.maxBytes === undefined || this.options.maxBytes > 0;
   }
 
   /**
-   * Stores a finished response and its output-item pointers. Rejects with StateUnavailableError when
-   * the backend is away, or a RangeError when the record alone exceeds the namespace's byte bound:
-   * callers log, count and carry on (the caller already has its answer).
+   * Claims the response's and its output items' ids for its owner, then (unless storing is off) stores
+   * the record and its item entries. Rejects with StateUnavailableError when the backend is away, or a
+   * RangeError when the record alone exceeds the owner's share of the byte bound: callers log, count
+   * and carry on (the caller already has its answer).
    */
   async save(record: StoredResponse): Promise<void> {
-    if (!this.enabled) return;
+    const items = outputItems(record);
+    const claimed = this.store.claim(RESPONSES_NAMESPACE, claimIds(record), record.owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
+    if (!this.enabled) return claimed;
     const { ttlMs } = this.options;
-    // Record first, so a pointer never names a record that was not written.
-    await this.store.putDoc(RESPONSES_NAMESPACE, record.id, record.owner, encodeStoredResponse(record), ttlMs);
-    const target = Buffer.from(record.id);
-    const puts: Promise<void>[] = [this.store.putDoc(RESPONSES_NAMESPACE, CLAIM_PREFIX + record.id, CLAIM_OWNER, Buffer.from(record.owner), ttlMs)];
-    for (const item of outputItems(record)) {
-      puts.push(this.store.putDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, record.owner, target, ttlMs));
-    }
-    await Promise.all(puts);
+    // Claims and record together (one round trip: a continuation on another process waits for the
+    // record); the record before the item entries, so an entry is evicted no earlier than its record.
+    await Promise.all([claimed, this.store.putDoc(RESPONSES_NAMESPACE, record.id, record.owner, encodeStoredResponse(record), ttlMs)]);
+    await Promise.all(
+      items.map((item) => this.store.putDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, record.owner, encodeItemEntry(record.id, record.producer, item), ttlMs)),
+    );
   }
 
   /** The stored response, or undefined when absent, expired, evicted or another owner's. */
   async load(id: string, owner: string): Promise<StoredResponse | undefined> {
-    if (id.startsWith(ITEM_PREFIX) || id.startsWith(CLAIM_PREFIX)) return undefined;
+    if (notAResponseId(id)) return undefined;
     const bytes = await this.store.getDoc(RESPONSES_NAMESPACE, id, owner);
     return bytes === undefined ? undefined : decodeStoredResponse(bytes);
   }
@@ -99,28 +123,34 @@ export class ResponsesRepository {
   /** The conversation of a stored response (for `previous_response_id`): the same lookup as `load`,
    * without decoding the response object and input items a continuation does not use. */
   async loadConversation(id: string, owner: string): Promise<StoredConversation | undefined> {
-    if (id.startsWith(ITEM_PREFIX) || id.startsWith(CLAIM_PREFIX)) return undefined;
+    if (notAResponseId(id)) return undefined;
     const bytes = await this.store.getDoc(RESPONSES_NAMESPACE, id, owner);
     return bytes === undefined ? undefined : decodeStoredConversation(bytes);
   }
 
-  /** True when it existed for this owner and is gone now. */
+  /** True when it existed for this owner and is gone now. The claims stay (tombstones): the id and its
+   * items remain this owner's, so deleting never lifts their protection. */
   async delete(id: string, owner: string): Promise<boolean> {
     const record = await this.load(id, owner);
     if (!record) return false;
+    // The tombstone first (a record saved before claims existed has none yet; a claim is never transferred).
+    await this.store.claim(RESPONSES_NAMESPACE, claimIds(record), owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
     const deleted = await this.store.deleteDoc(RESPONSES_NAMESPACE, id, owner);
-    await Promise.all([
-      ...outputItems(record).map((item) => this.store.deleteDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, owner)),
-      this.store.deleteDoc(RESPONSES_NAMESPACE, CLAIM_PREFIX + id, CLAIM_OWNER),
-    ]);
+    await Promise.all(outputItems(record).map((item) => this.store.deleteDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, owner)));
     return deleted;
   }
 
-  /** True when `id` is a live stored response of another owner (never its content). For a miss only:
-   * an id this gateway stored for someone else must not be forwarded to an upstream that may know it. */
-  async storedForAnother(id: string, owner: string): Promise<boolean> {
-    const claim = await this.store.getDoc(RESPONSES_NAMESPACE, CLAIM_PREFIX + id, CLAIM_OWNER);
-    return claim !== undefined && Buffer.from(claim).toString() !== owner;
+  /** The key that created response `id` (its claim), or undefined when no key did (or long ago). */
+  async responseOwner(id: string): Promise<string | undefined> {
+    return (await this.store.claimOwners(RESPONSES_NAMESPACE, [RESPONSE_CLAIM + id]))[0];
+  }
+
+  /** The keys that created output items `ids`, in order (undefined: no claim). */
+  itemOwners(ids: readonly string[]): Promise<(string | undefined)[]> {
+    return this.store.claimOwners(
+      RESPONSES_NAMESPACE,
+      ids.map((id) => ITEM_CLAIM + id),
+    );
   }
 
   /** One page of the response's input items; undefined when the response is not this owner's. */
@@ -132,17 +162,46 @@ export class ResponsesRepository {
 
   /** A stored OUTPUT item (wire JSON) by its id, for `item_reference` inputs. */
   async getItem(itemId: string, owner: string): Promise<WireItem | undefined> {
-    return (await this.findItem(itemId, owner))?.item;
+    return (await this.findItems([itemId], owner))[0]?.item;
   }
 
-  /** The item and the deployment that produced it (which can resolve the reference by itself). */
-  async findItem(itemId: string, owner: string): Promise<{ item: WireItem; producer?: Producer } | undefined> {
-    const pointer = await this.store.getDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + itemId, owner);
-    if (pointer === undefined) return undefined;
-    const record = await this.load(Buffer.from(pointer).toString(), owner);
-    const item = record ? outputItems(record).find((i) => i.id === itemId) : undefined;
-    return item ? { item, producer: record!.producer } : undefined;
+  /**
+   * Output items of this owner by id (pass distinct ids), in order; undefined where there is none. One
+   * read per id, each parsing the item's own entry; an entry of an earlier version (the response id
+   * only) loads its record, once per record however many of its items are asked for.
+   */
+  async findItems(ids: readonly string[], owner: string): Promise<(FoundItem | undefined)[]> {
+    const entries = await Promise.all(ids.map((id) => this.store.getDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + id, owner)));
+    let records: Map<string, Promise<StoredResponse | undefined>> | undefined;
+    return Promise.all(
+      entries.map(async (entry, k): Promise<FoundItem | undefined> => {
+        if (entry === undefined) return undefined;
+        const buf = Buffer.from(entry.buffer, entry.byteOffset, entry.byteLength);
+        if (buf[0] === OPEN_BRACE) {
+          const e = JSON.parse(buf.toString('utf8')) as { p?: Producer; i: WireItem };
+          return { item: e.i, producer: e.p };
+        }
+        const responseId = buf.toString('utf8');
+        records ??= new Map();
+        let loading = records.get(responseId);
+        if (!loading) records.set(responseId, (loading = this.load(responseId, owner)));
+        const record = await loading;
+        const item = record ? outputItems(record).find((i) => i.id === ids[k]) : undefined;
+        return item ? { item, producer: record!.producer } : undefined;
+      }),
+    );
   }
+}
+
+/** The claims of a response: its id and its output items' ids. */
+function claimIds(record: StoredResponse): string[] {
+  const ids = [RESPONSE_CLAIM + record.id];
+  for (const item of outputItems(record)) ids.push(ITEM_CLAIM + item.id);
+  return ids;
+}
+
+function notAResponseId(id: string): boolean {
+  return id.startsWith(ITEM_PREFIX) || id.startsWith(LEGACY_CLAIM_PREFIX);
 }
 
 function outputItems(record: StoredResponse): WireItem[] {

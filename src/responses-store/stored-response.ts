@@ -2,7 +2,7 @@
 //
 // Trade-off: each record carries the WHOLE conversation as IR turns (every earlier turn, this
 // request's input, this answer), not a pointer to its predecessor. A `previous_response_id` is then
-// one lookup in front of the request (the only state call on the hot path), and evicting or deleting
+// one lookup for the request (after admission), and evicting or deleting
 // an older response never breaks a later one's continuation. The cost is bytes: a long conversation
 // is stored once per turn (quadratic in its length), which the namespace's byte bound caps.
 import type { Turn } from '../ir/types.js';

@@ -12,7 +12,9 @@ import { StateUnavailableError, type DocumentNamespace, type StateStore } from '
 export const RESPONSES_NAMESPACE = 'responses';
 
 export function stateNamespaces(config: Pick<GatewayConfig, 'responsesStore'>): DocumentNamespace[] {
-  return [{ name: RESPONSES_NAMESPACE, maxBytes: config.responsesStore.maxBytes }];
+  const { maxBytes, ownerShare } = config.responsesStore;
+  const share = ownerShare > 0 && ownerShare <= 1 ? ownerShare : 1;
+  return [{ name: RESPONSES_NAMESPACE, maxBytes, ownerMaxBytes: Math.floor(maxBytes * share) }];
 }
 
 export function createStateStore(config: Pick<GatewayConfig, 'state' | 'responsesStore'>, extra: Omit<StoreOptions, 'namespaces'> = {}): StateStore {

@@ -22,7 +22,7 @@ import {
   type AdmissionIo,
   type CounterRecord,
 } from './admission-logic.js';
-import { documentBytes, namespaceBounds, tooLarge, type StoreOptions } from './options.js';
+import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
 import { StateUnavailableError, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type StateStore } from './types.js';
 
 interface DocRecord {
@@ -57,6 +57,13 @@ interface NamespaceMeta {
   bytes: number;
   seq: number;
 }
+/** A claim (`k\0<ns>\0<id>`): its owner and expiry; `ke\0<expiry>\0<ns>\0<id>` orders them for the sweep. */
+interface ClaimRecord {
+  o: string;
+  e: number;
+}
+/** Expired claims removed per claim call: bounded work, and claims arrive faster than they expire. */
+const CLAIM_SWEEP = 64;
 
 const KEEP_MESSAGES = 64;
 const POLL_MS = 25;
@@ -100,6 +107,7 @@ export class FileStateStore implements StateStore {
   private opening: Promise<RootDatabase> | undefined;
   private readonly now: () => number;
   private readonly boundOf: (ns: string) => number;
+  private readonly ownerBoundOf: (ns: string) => number;
   private readonly io: AdmissionIo;
   private readonly subs = new Map<string, Subscription>();
   private timer: NodeJS.Timeout | undefined;
@@ -118,6 +126,7 @@ export class FileStateStore implements StateStore {
     this.path = options.path;
     this.now = options.now ?? Date.now;
     this.boundOf = namespaceBounds(options);
+    this.ownerBoundOf = ownerBounds(options);
     this.pollMs = options.pollMs ?? POLL_MS;
     this.onError = options.onError;
     // Reads go through the transaction's record cache, writes stay in it until the transaction ends:
@@ -299,36 +308,55 @@ export class FileStateStore implements StateStore {
 
   async putDoc(ns: string, id: string, owner: string, value: Uint8Array, ttlMs: number): Promise<void> {
     const max = this.boundOf(ns);
+    const ownerMax = this.ownerBoundOf(ns);
     const bytes = documentBytes(id, owner, value);
-    if (bytes > max) throw tooLarge(ns, bytes, max);
+    if (bytes > ownerMax) throw tooLarge(ns, bytes, ownerMax);
     await this.run('put', (db) =>
       db.transactionSync(() => {
         const now = this.now();
         const metaKey = 'm\0' + ns;
         const meta = (db.get(metaKey) as NamespaceMeta | undefined) ?? { bytes: 0, seq: 0 };
+        // Owners' bytes touched by this put, written once at the end.
+        const ownerBytes = new Map<string, number>();
+        const bytesOf = (o: string) => ownerBytes.get(o) ?? (db.get(`mo\0${ns}\0${o}`) as number | undefined) ?? 0;
+        const remove = (docId: string, doc: DocRecord) => {
+          db.removeSync(`d\0${ns}\0${docId}`);
+          db.removeSync(`o\0${ns}\0${pad(doc.s)}`);
+          db.removeSync(`oo\0${ns}\0${doc.o}\0${pad(doc.s)}`);
+          meta.bytes -= doc.b;
+          ownerBytes.set(doc.o, Math.max(0, bytesOf(doc.o) - doc.b));
+        };
         const docKey = `d\0${ns}\0${id}`;
         const old = db.get(docKey) as DocRecord | undefined;
-        if (old) {
-          db.removeSync(`o\0${ns}\0${pad(old.s)}`);
-          meta.bytes -= old.b;
-        }
+        if (old) remove(id, old);
         const seq = ++meta.seq;
         db.putSync(docKey, { o: owner, e: now + ttlMs, b: bytes, s: seq, v: value } satisfies DocRecord);
         db.putSync(`o\0${ns}\0${pad(seq)}`, id);
+        db.putSync(`oo\0${ns}\0${owner}\0${pad(seq)}`, id);
         meta.bytes += bytes;
-        // Oldest written first: expired ones and whatever is needed to get back under the bound.
+        ownerBytes.set(owner, bytesOf(owner) + bytes);
+        // The owner's own oldest first, down to its share (this document alone fits, so it stays).
+        const mine = `oo\0${ns}\0${owner}\0`;
+        for (const { key, value: oldId } of db.getRange({ start: mine, end: `oo\0${ns}\0${owner}\x01` })) {
+          if (bytesOf(owner) <= ownerMax) break;
+          const doc = db.get(`d\0${ns}\0${oldId as string}`) as DocRecord | undefined;
+          if (doc && doc.o === owner && pad(doc.s) === (key as string).slice(mine.length)) remove(oldId as string, doc);
+          else db.removeSync(key); // left behind by a rewrite
+        }
+        // Then the namespace's oldest written: expired ones and whatever is needed to get back under the bound.
         const prefix = `o\0${ns}\0`;
         for (const { key, value: oldId } of db.getRange({ start: prefix, end: `o\0${ns}\x01` })) {
           const k = `d\0${ns}\0${oldId as string}`;
           const doc = db.get(k) as DocRecord | undefined;
           if (doc && meta.bytes <= max && doc.e > now) break;
-          db.removeSync(key);
-          if (doc) {
-            db.removeSync(k);
-            meta.bytes -= doc.b;
-          }
+          if (doc) remove(oldId as string, doc);
+          else db.removeSync(key);
         }
         db.putSync(metaKey, meta);
+        for (const [o, b] of ownerBytes) {
+          if (b > 0) db.putSync(`mo\0${ns}\0${o}`, b);
+          else db.removeSync(`mo\0${ns}\0${o}`);
+        }
       }),
     );
   }
@@ -343,10 +371,51 @@ export class FileStateStore implements StateStore {
         meta.bytes -= doc.b;
         db.removeSync(docKey);
         db.removeSync(`o\0${ns}\0${pad(doc.s)}`);
+        db.removeSync(`oo\0${ns}\0${owner}\0${pad(doc.s)}`);
         db.putSync('m\0' + ns, meta);
+        const ownerKey = `mo\0${ns}\0${owner}`;
+        const left = ((db.get(ownerKey) as number | undefined) ?? 0) - doc.b;
+        if (left > 0) db.putSync(ownerKey, left);
+        else db.removeSync(ownerKey);
         return doc.e > this.now();
       }),
     );
+  }
+
+  async claim(ns: string, ids: readonly string[], owner: string, ttlMs: number): Promise<void> {
+    await this.run('put', (db) =>
+      db.transactionSync(() => {
+        const now = this.now();
+        // A few expired claims leave on every call, oldest expiry first.
+        let swept = 0;
+        for (const { key, value: k } of db.getRange({ start: 'ke\0', end: 'ke\0' + pad(now) })) {
+          if (swept++ >= CLAIM_SWEEP) break;
+          db.removeSync(key);
+          const held = db.get(k as string) as ClaimRecord | undefined;
+          if (held && held.e <= now) db.removeSync(k as string);
+        }
+        const expiresAt = now + ttlMs;
+        for (const id of ids) {
+          const k = `k\0${ns}\0${id}`;
+          const held = db.get(k) as ClaimRecord | undefined;
+          if (held && held.e > now && held.o !== owner) continue;
+          if (held) db.removeSync(`ke\0${pad(held.e)}\0${ns}\0${id}`);
+          db.putSync(k, { o: owner, e: expiresAt } satisfies ClaimRecord);
+          db.putSync(`ke\0${pad(expiresAt)}\0${ns}\0${id}`, k);
+        }
+      }),
+    );
+  }
+
+  async claimOwners(ns: string, ids: readonly string[]): Promise<(string | undefined)[]> {
+    return this.run('get', (db) => {
+      fresh(db);
+      const now = this.now();
+      return ids.map((id) => {
+        const held = db.get(`k\0${ns}\0${id}`) as ClaimRecord | undefined;
+        return held && held.e > now ? held.o : undefined;
+      });
+    });
   }
 
   admit(checks: readonly AdmissionCheck[]): Promise<AdmissionResult> {

@@ -10,7 +10,7 @@ import {
   type CounterRecord,
   type LeaseRecord,
 } from './admission-logic.js';
-import { documentBytes, namespaceBounds, tooLarge, type StoreOptions } from './options.js';
+import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
 import type { AdmissionCheck, AdmissionResult, Charge, CheckState, Lease, StateStore } from './types.js';
 
 interface Doc {
@@ -23,6 +23,13 @@ interface Doc {
 interface Namespace {
   docs: Map<string, Doc>;
   bytes: number;
+  /** Per owner: its documents' ids in written order, and their bytes (the owner's share). */
+  owners: Map<string, { ids: Set<string>; bytes: number }>;
+}
+
+interface Claim {
+  owner: string;
+  expiresAt: number;
 }
 
 export class MemoryStateStore implements StateStore {
@@ -34,11 +41,15 @@ export class MemoryStateStore implements StateStore {
   private readonly channels = new Map<string, Set<(message: string) => void>>();
   private readonly now: () => number;
   private readonly boundOf: (ns: string) => number;
+  private readonly ownerBoundOf: (ns: string) => number;
+  /** `<ns>\0<id>` → claim; insertion order is (nearly) expiry order, the TTL being one setting. */
+  private readonly claims = new Map<string, Claim>();
   private readonly io: AdmissionIo;
 
   constructor(options: StoreOptions = {}) {
     this.now = options.now ?? Date.now;
     this.boundOf = namespaceBounds(options);
+    this.ownerBoundOf = ownerBounds(options);
     this.io = {
       getWindow: (key) => this.windows.get(key)?.entries,
       setWindow: (key, entries, expiresAt) => this.windows.set(key, { entries, expiresAt }),
@@ -62,16 +73,25 @@ export class MemoryStateStore implements StateStore {
 
   async putDoc(ns: string, id: string, owner: string, value: Uint8Array, ttlMs: number): Promise<void> {
     const max = this.boundOf(ns);
+    const ownerMax = this.ownerBoundOf(ns);
     const bytes = documentBytes(id, owner, value);
-    if (bytes > max) throw tooLarge(ns, bytes, max);
+    if (bytes > ownerMax) throw tooLarge(ns, bytes, ownerMax);
     let space = this.namespaces.get(ns);
-    if (!space) this.namespaces.set(ns, (space = { docs: new Map(), bytes: 0 }));
+    if (!space) this.namespaces.set(ns, (space = { docs: new Map(), bytes: 0, owners: new Map() }));
     const old = space.docs.get(id);
     if (old) this.drop(space, id, old);
     const now = this.now();
     space.docs.set(id, { owner, value, bytes, expiresAt: now + ttlMs });
     space.bytes += bytes;
-    // Oldest first: expired ones and whatever is needed to get back under the bound.
+    let mine = space.owners.get(owner);
+    if (!mine) space.owners.set(owner, (mine = { ids: new Set(), bytes: 0 }));
+    mine.ids.add(id);
+    mine.bytes += bytes;
+    // The owner's own oldest first, down to its share; then the namespace's oldest (expired ones too).
+    for (const oldId of mine.ids) {
+      if (mine.bytes <= ownerMax) break;
+      this.drop(space, oldId, space.docs.get(oldId)!);
+    }
     for (const [oldId, doc] of space.docs) {
       if (space.bytes <= max && doc.expiresAt > now) break;
       this.drop(space, oldId, doc);
@@ -89,6 +109,34 @@ export class MemoryStateStore implements StateStore {
   private drop(space: Namespace, id: string, doc: Doc): void {
     space.docs.delete(id);
     space.bytes -= doc.bytes;
+    const mine = space.owners.get(doc.owner)!;
+    mine.ids.delete(id);
+    mine.bytes -= doc.bytes;
+    if (mine.ids.size === 0) space.owners.delete(doc.owner);
+  }
+
+  async claim(ns: string, ids: readonly string[], owner: string, ttlMs: number): Promise<void> {
+    const now = this.now();
+    // Expired claims leave from the oldest end (insertion order is expiry order for one TTL).
+    for (const [k, c] of this.claims) {
+      if (c.expiresAt > now) break;
+      this.claims.delete(k);
+    }
+    for (const id of ids) {
+      const k = ns + '\0' + id;
+      const held = this.claims.get(k);
+      if (held && held.expiresAt > now && held.owner !== owner) continue;
+      this.claims.delete(k); // re-inserted at the young end
+      this.claims.set(k, { owner, expiresAt: now + ttlMs });
+    }
+  }
+
+  async claimOwners(ns: string, ids: readonly string[]): Promise<(string | undefined)[]> {
+    const now = this.now();
+    return ids.map((id) => {
+      const c = this.claims.get(ns + '\0' + id);
+      return c && c.expiresAt > now ? c.owner : undefined;
+    });
   }
 
   async admit(checks: readonly AdmissionCheck[]): Promise<AdmissionResult> {

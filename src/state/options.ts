@@ -20,6 +20,13 @@ export function namespaceBounds(options: StoreOptions): (ns: string) => number {
   return (ns) => bounds.get(ns) ?? fallback;
 }
 
+/** One owner's share of each namespace (its whole bound when none is set). */
+export function ownerBounds(options: StoreOptions): (ns: string) => number {
+  const total = namespaceBounds(options);
+  const shares = new Map((options.namespaces ?? []).map((n) => [n.name, n.ownerMaxBytes]));
+  return (ns) => Math.min(shares.get(ns) ?? Infinity, total(ns));
+}
+
 /** What a document costs against its namespace's bound: its bytes plus its names. */
 export function documentBytes(id: string, owner: string, value: Uint8Array): number {
   return value.byteLength + id.length + owner.length;

@@ -8,46 +8,84 @@ local __t = redis.call('TIME')
 local now = tonumber(__t[1]) * 1000 + math.floor(tonumber(__t[2]) / 1000)
 `;
 
-/** KEYS: doc, order zset, meta hash, sizes hash. ARGV: id, owner, value, bytes, ttlMs, maxBytes, doc key prefix. */
-export const PUT_DOC = `
-local prev = redis.call('HGET', KEYS[4], ARGV[1])
-if prev then
-  redis.call('HINCRBY', KEYS[3], 'bytes', -tonumber(prev))
+// Documents: `d:<ns>:<id>` a hash {o, v} with the TTL; `do:<ns>` the written order (zset by sequence);
+// `dm:<ns>` the namespace's meta hash (`bytes`, `seq`, and `o:<owner>` each owner's bytes);
+// `ds:<ns>` id → "<size> <owner>" (a bare size before owners had shares); `dw:<ns>:<owner>` that
+// owner's written order. An entry evicted or expired leaves every index in the same script.
+const DOC_HELPERS = `
+local function size_owner(v)
+  if not v then return 0, nil end
+  local size, owner = string.match(v, '^(%d+) (.*)$')
+  if size then return tonumber(size), owner end
+  return tonumber(v) or 0, nil
+end
+local function forget(meta, order, sizes, docPrefix, ownerPrefix, id)
+  local size, owner = size_owner(redis.call('HGET', sizes, id))
+  redis.call('ZREM', order, id)
+  redis.call('HDEL', sizes, id)
+  redis.call('DEL', docPrefix .. id)
+  if owner then
+    redis.call('ZREM', ownerPrefix .. owner, id)
+    redis.call('HINCRBY', meta, 'o:' .. owner, -size)
+  end
+  return redis.call('HINCRBY', meta, 'bytes', -size)
+end
+`;
+
+/** KEYS: doc, order zset, meta hash, sizes hash, owner's order zset. ARGV: id, owner, value, bytes,
+ * ttlMs, maxBytes, doc key prefix, ownerMaxBytes, owner order key prefix. */
+export const PUT_DOC = `${DOC_HELPERS}
+if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 1 then
+  forget(KEYS[3], KEYS[2], KEYS[4], ARGV[7], ARGV[9], ARGV[1])
 end
 local seq = redis.call('HINCRBY', KEYS[3], 'seq', 1)
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'o', ARGV[2], 'v', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('HSET', KEYS[4], ARGV[1], ARGV[4])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[4] .. ' ' .. ARGV[2])
 redis.call('ZADD', KEYS[2], seq, ARGV[1])
+redis.call('ZADD', KEYS[5], seq, ARGV[1])
+local mine = redis.call('HINCRBY', KEYS[3], 'o:' .. ARGV[2], ARGV[4])
 local bytes = redis.call('HINCRBY', KEYS[3], 'bytes', ARGV[4])
 local max = tonumber(ARGV[6])
--- Oldest written first: expired ones, then whatever is needed to get back under the bound.
+local ownerMax = tonumber(ARGV[8])
+-- The owner's own oldest first, down to its share (this document alone fits, so it stays).
+for _ = 1, 10000 do
+  if mine <= ownerMax then break end
+  local first = redis.call('ZRANGE', KEYS[5], 0, 0)
+  if #first == 0 then break end
+  bytes = forget(KEYS[3], KEYS[2], KEYS[4], ARGV[7], ARGV[9], first[1])
+  mine = tonumber(redis.call('HGET', KEYS[3], 'o:' .. ARGV[2]) or '0')
+end
+-- Then the namespace's oldest written: expired ones, then whatever is needed to get back under the bound.
 for _ = 1, 10000 do
   local first = redis.call('ZRANGE', KEYS[2], 0, 0)
   if #first == 0 then break end
   local id = first[1]
-  local key = ARGV[7] .. id
-  if bytes <= max and redis.call('EXISTS', key) == 1 then break end
-  local size = tonumber(redis.call('HGET', KEYS[4], id) or '0')
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('HDEL', KEYS[4], id)
-  redis.call('DEL', key)
-  bytes = redis.call('HINCRBY', KEYS[3], 'bytes', -size)
+  if bytes <= max and redis.call('EXISTS', ARGV[7] .. id) == 1 then break end
+  bytes = forget(KEYS[3], KEYS[2], KEYS[4], ARGV[7], ARGV[9], id)
 end
 return bytes
 `;
 
-/** KEYS: doc, order zset, meta hash, sizes hash. ARGV: id, owner. Returns 1 when deleted. */
-export const DELETE_DOC = `
+/** KEYS: doc, order zset, meta hash, sizes hash. ARGV: id, owner, doc key prefix, owner order key prefix.
+ * Returns 1 when deleted. */
+export const DELETE_DOC = `${DOC_HELPERS}
 local owner = redis.call('HGET', KEYS[1], 'o')
 if owner ~= ARGV[2] then return 0 end
-local size = tonumber(redis.call('HGET', KEYS[4], ARGV[1]) or '0')
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[4], ARGV[1])
-redis.call('HINCRBY', KEYS[3], 'bytes', -size)
+forget(KEYS[3], KEYS[2], KEYS[4], ARGV[3], ARGV[4], ARGV[1])
 return 1
+`;
+
+/** KEYS: the claim keys. ARGV: owner, ttlMs. A live claim of another owner is left as it is. */
+export const CLAIM = `
+for i = 1, #KEYS do
+  local held = redis.call('GET', KEYS[i])
+  if not held or held == ARGV[1] then
+    redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
+  end
+end
+return #KEYS
 `;
 
 // A window is one string of little-endian doubles, [bucket, amount, bucket, amount, …] in bucket

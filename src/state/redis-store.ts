@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import { bucketMs, newLeaseId } from './admission-logic.js';
-import { DELETE_DOC, LIMITS, PUT_DOC } from './redis-scripts.js';
-import { documentBytes, namespaceBounds, tooLarge, type StoreOptions } from './options.js';
+import { CLAIM, DELETE_DOC, LIMITS, PUT_DOC } from './redis-scripts.js';
+import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
 import { StateUnavailableError, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type StateStore } from './types.js';
 
 export interface RedisStoreOptions extends StoreOptions {
@@ -23,7 +23,7 @@ interface Script {
   sha: string;
 }
 const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
-const SCRIPTS = { putDoc: script(PUT_DOC), deleteDoc: script(DELETE_DOC), limits: script(LIMITS) };
+const SCRIPTS = { putDoc: script(PUT_DOC), deleteDoc: script(DELETE_DOC), claim: script(CLAIM), limits: script(LIMITS) };
 
 /** One admit, inspect or charge waiting for (or travelling in) a LIMITS script call. */
 interface LimitCall {
@@ -61,6 +61,7 @@ export class RedisStateStore implements StateStore {
   private readonly handlers = new Map<string, Set<(m: string) => void>>();
   private readonly prefix: string;
   private readonly boundOf: (ns: string) => number;
+  private readonly ownerBoundOf: (ns: string) => number;
   private readonly where: string;
   private readonly opTimeoutMs: number;
   private lastError: string | undefined;
@@ -71,6 +72,7 @@ export class RedisStateStore implements StateStore {
   constructor(private readonly options: RedisStoreOptions) {
     this.prefix = options.keyPrefix ?? 'switchyard:';
     this.boundOf = namespaceBounds(options);
+    this.ownerBoundOf = ownerBounds(options);
     this.where = redactUrl(options.url);
     this.opTimeoutMs = options.opTimeoutMs ?? 1500;
     this.client = this.connect();
@@ -184,18 +186,32 @@ export class RedisStateStore implements StateStore {
 
   async putDoc(ns: string, id: string, owner: string, value: Uint8Array, ttlMs: number): Promise<void> {
     const max = this.boundOf(ns);
+    const ownerMax = this.ownerBoundOf(ns);
     const bytes = documentBytes(id, owner, value);
-    if (bytes > max) throw tooLarge(ns, bytes, max);
+    if (bytes > ownerMax) throw tooLarge(ns, bytes, ownerMax);
     const buf = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     const keys = this.docKeys(ns, id);
-    await this.run('put', () =>
-      this.evalScript(SCRIPTS.putDoc, 4, [...keys, id, owner, buf, String(bytes), String(Math.max(1, Math.round(ttlMs))), String(max), `${this.prefix}d:${ns}:`]),
-    );
+    const ownerOrder = `${this.prefix}dw:${ns}:`;
+    const args = [id, owner, buf, String(bytes), String(Math.max(1, Math.round(ttlMs))), String(max), `${this.prefix}d:${ns}:`, String(ownerMax), ownerOrder];
+    await this.run('put', () => this.evalScript(SCRIPTS.putDoc, 5, [...keys, ownerOrder + owner, ...args]));
   }
 
   async deleteDoc(ns: string, id: string, owner: string): Promise<boolean> {
-    const n = await this.run('delete', () => this.evalScript(SCRIPTS.deleteDoc, 4, [...this.docKeys(ns, id), id, owner]));
+    const args = [id, owner, `${this.prefix}d:${ns}:`, `${this.prefix}dw:${ns}:`];
+    const n = await this.run('delete', () => this.evalScript(SCRIPTS.deleteDoc, 4, [...this.docKeys(ns, id), ...args]));
     return n === 1;
+  }
+
+  async claim(ns: string, ids: readonly string[], owner: string, ttlMs: number): Promise<void> {
+    if (ids.length === 0) return;
+    const keys = ids.map((id) => `${this.prefix}k:${ns}:${id}`);
+    await this.run('put', () => this.evalScript(SCRIPTS.claim, keys.length, [...keys, owner, String(Math.max(1, Math.round(ttlMs)))]));
+  }
+
+  async claimOwners(ns: string, ids: readonly string[]): Promise<(string | undefined)[]> {
+    if (ids.length === 0) return [];
+    const owners = await this.run('get', () => this.client.mget(...ids.map((id) => `${this.prefix}k:${ns}:${id}`)));
+    return owners.map((o) => o ?? undefined);
   }
 
   private checkArgs(checks: readonly AdmissionCheck[]): { wire: unknown[]; leases: Lease[] } {

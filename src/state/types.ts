@@ -24,6 +24,9 @@ export class StateUnavailableError extends Error {
 export interface DocumentNamespace {
   name: string;
   maxBytes: number;
+  /** The most one owner's documents may take (default: `maxBytes`): a put beyond it evicts that
+   * owner's own oldest first, so one owner cannot push everyone else's documents out. */
+  ownerMaxBytes?: number;
 }
 
 // ---- Admission: rate limits, concurrency, budgets --------------------------------------------------
@@ -95,6 +98,13 @@ export interface StateStore {
   putDoc(ns: string, id: string, owner: string, value: Uint8Array, ttlMs: number): Promise<void>;
   /** True when a live document of this owner was deleted (false for absent, expired, another owner's). */
   deleteDoc(ns: string, id: string, owner: string): Promise<boolean>;
+
+  /** Claims ids for `owner` for `ttlMs`: tiny records kept apart from the documents (outside every byte
+   * bound, never evicted, never removed by deleteDoc), that say whose an id is. A live claim is never
+   * transferred: claiming another owner's id changes nothing; the same owner's claim gets the new TTL. */
+  claim(ns: string, ids: readonly string[], owner: string, ttlMs: number): Promise<void>;
+  /** The owner of each id's live claim, in order; undefined for an id nobody claimed (or expired). */
+  claimOwners(ns: string, ids: readonly string[]): Promise<(string | undefined)[]>;
 
   /** All checks pass and are charged together, or none is charged (atomic across processes). */
   admit(checks: readonly AdmissionCheck[]): Promise<AdmissionResult>;

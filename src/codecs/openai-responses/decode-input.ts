@@ -120,9 +120,10 @@ export function decodeInput(input: string | readonly InputItemBody[], system: Te
         b.assistantPart(reasoning(item, warnings));
         break;
       case 'item_reference':
-        // References are replaced by the stored items before decoding (expand-item-references); one
-        // still here was kept for an OpenAI Responses deployment, which resolves it from its own store
-        // on the pass-through lane; attempts on other protocols are refused before they start.
+        // The first decode (validation, before admission) sees every reference; after admission they
+        // are replaced by the stored items and the body decoded again (expand-item-references). One
+        // still here then was kept for an OpenAI Responses deployment, which resolves it from its own
+        // store on the pass-through lane; attempts on other protocols are refused before they start.
         break;
       default: {
         const type = (item as { type: string }).type;

@@ -92,6 +92,10 @@ export class TinyStateStore implements StateStore {
   async putDoc(): Promise<void> {
     throw new Error('not used by the access tests');
   }
+  async claim(): Promise<void> {}
+  async claimOwners(_ns: string, ids: readonly string[]): Promise<(string | undefined)[]> {
+    return ids.map(() => undefined);
+  }
   async deleteDoc(): Promise<boolean> {
     throw new Error('not used by the access tests');
   }

@@ -1,22 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors.js';
 import { assertResolvedFor, expandItemReferences } from '../../../src/responses-store/expand-item-references.js';
-import { isItemReference, resolveItemReferences } from '../../../src/responses-store/resolve-item-references.js';
+import { isItemReference, MAX_ITEM_REFERENCES, referenceIndexes } from '../../../src/responses-store/resolve-item-references.js';
 import { ResponsesRepository } from '../../../src/responses-store/responses-repository.js';
 import type { StoredResponse } from '../../../src/responses-store/stored-response.js';
 import { MemoryStateStore } from '../../../src/state/memory-store.js';
 import { StateUnavailableError } from '../../../src/state/types.js';
-import type { RoutePlan } from '../../../src/router/model-table.js';
 
 const msg = { id: 'msg_a_0', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'hi', annotations: [] }] };
 const call = { id: 'fc_a_1', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'f', arguments: '{}' };
-
-function lookupOf(items: Record<string, Record<string, unknown>>, seen: string[] = []) {
-  return async (id: string) => {
-    seen.push(id);
-    return items[id];
-  };
-}
 
 describe('isItemReference', () => {
   it('the typed and the bare form; messages without type are not references', () => {
@@ -30,67 +22,81 @@ describe('isItemReference', () => {
   });
 });
 
-describe('resolveItemReferences', () => {
-  it('no references: undefined (the caller keeps its array) and no lookups', async () => {
-    const seen: string[] = [];
-    expect(await resolveItemReferences([{ role: 'user', content: 'a' }], lookupOf({}, seen), false)).toBeUndefined();
-    expect(await resolveItemReferences('text', lookupOf({}, seen), false)).toBeUndefined();
-    expect(seen).toEqual([]);
+describe('referenceIndexes', () => {
+  it('indexes of the references; undefined without any', () => {
+    expect(referenceIndexes([{ role: 'user', content: 'a' }, { id: 'x' }, { type: 'item_reference', id: 'y' }])).toEqual([1, 2]);
+    expect(referenceIndexes([{ role: 'user', content: 'a' }])).toBeUndefined();
+    expect(referenceIndexes('text')).toBeUndefined();
   });
 
-  it('replaces each reference in place with the stored item, the caller array untouched', async () => {
-    const input = [{ role: 'user', content: 'a' }, { type: 'item_reference', id: 'msg_a_0' }, { id: 'fc_a_1' }, { type: 'function_call_output', call_id: 'call_1', output: 'ok' }];
-    const copy = structuredClone(input);
-    const out = await resolveItemReferences(input, lookupOf({ msg_a_0: msg, fc_a_1: call }), false);
-    expect(out).toEqual([input[0], msg, call, input[3]]);
-    expect(input).toEqual(copy);
-  });
-
-  it('an unknown id: 400 naming input[i], in OpenAI wording', async () => {
-    const input = [{ role: 'user', content: 'a' }, { type: 'item_reference', id: 'msg_a_0' }, { type: 'item_reference', id: 'msg_gone' }];
-    const err = (await resolveItemReferences(input, lookupOf({ msg_a_0: msg }), false).catch((e: unknown) => e)) as GatewayError;
-    expect(err).toBeInstanceOf(GatewayError);
-    expect(err.kind).toBe('invalid_request');
-    expect(err.param).toBe('input[2]');
-    expect(err.message).toBe("Item with id 'msg_gone' not found (input[2]).");
-  });
-
-  it('forwardUnresolved keeps what cannot be resolved and still swaps what can', async () => {
-    const input = [{ type: 'item_reference', id: 'msg_a_0' }, { type: 'item_reference', id: 'msg_openai' }];
-    expect(await resolveItemReferences(input, lookupOf({ msg_a_0: msg }), true)).toEqual([msg, input[1]]);
+  it(`more than ${MAX_ITEM_REFERENCES} references: a 400 naming input, before any lookup`, () => {
+    const input = Array.from({ length: MAX_ITEM_REFERENCES + 1 }, () => ({ id: 'msg_x' }));
+    expect(() => referenceIndexes(input)).toThrow(expect.objectContaining({ kind: 'invalid_request', param: 'input' }));
+    expect(referenceIndexes(input.slice(1))).toHaveLength(MAX_ITEM_REFERENCES);
   });
 });
 
 describe('expandItemReferences', () => {
-  const plan = (...protocols: string[]): RoutePlan => ({ label: 'm', targets: protocols.map((protocol) => ({ provider: { protocol } }) as never) });
-  const store = new ResponsesRepository(new MemoryStateStore(), { ttlMs: 60_000 });
-  const record: StoredResponse = { id: 'resp_a', owner: 'alice', createdAt: 0, response: { id: 'resp_a', output: [msg] }, inputItems: [], turns: [] };
-  const saved = store.save(record);
+  const repo = new ResponsesRepository(new MemoryStateStore(), { ttlMs: 60_000 });
+  const record: StoredResponse = { id: 'resp_a', owner: 'alice', createdAt: 0, response: { id: 'resp_a', output: [msg, call] }, inputItems: [], turns: [] };
+  const saved = repo.save(record);
+  const source = (seen: string[][] = []) => ({
+    findItems: async (ids: readonly string[], owner: string) => {
+      seen.push([...ids]);
+      return (await repo.findItems(ids, owner)).map((f) => f?.item);
+    },
+    itemOwners: (ids: readonly string[]) => repo.itemOwners(ids),
+  });
 
   it('other doors and bodies without references come back as they are', async () => {
     await saved;
     const body = { model: 'm', input: [{ role: 'user', content: 'a' }] };
-    expect(await expandItemReferences('responses', body, () => plan('messages'), store, 'alice')).toBe(body);
+    expect(await expandItemReferences('responses', body, false, source(), 'alice')).toBe(body);
     const refs = { model: 'm', messages: [], input: [{ id: 'x' }] };
-    expect(await expandItemReferences('messages', refs, () => plan('messages'), store, 'alice')).toBe(refs);
+    expect(await expandItemReferences('messages', refs, false, source(), 'alice')).toBe(refs);
   });
 
-  it('a plan without a Responses deployment needs every item; one with any keeps the unknown ones for it', async () => {
+  it('replaces each reference in place, reading each distinct id once; the caller array untouched', async () => {
+    await saved;
+    const input = [{ role: 'user', content: 'a' }, { type: 'item_reference', id: 'msg_a_0' }, { id: 'fc_a_1' }, { id: 'msg_a_0' }];
+    const copy = structuredClone(input);
+    const seen: string[][] = [];
+    const out = await expandItemReferences('responses', { model: 'm', input }, false, source(seen), 'alice');
+    expect(out.input).toEqual([input[0], msg, call, msg]);
+    expect(seen).toEqual([['msg_a_0', 'fc_a_1']]);
+    expect(input).toEqual(copy);
+  });
+
+  it('a plan that cannot forward: an unknown id and another key\'s get the same 400 naming input[i]', async () => {
+    await saved;
     const body = { model: 'm', input: [{ type: 'item_reference', id: 'msg_a_0' }, { type: 'item_reference', id: 'msg_vendor' }] };
-    await expect(expandItemReferences('responses', body, () => plan('messages', 'chat'), store, 'alice')).rejects.toMatchObject({ param: 'input[1]' });
-    for (const p of [plan('responses'), plan('responses', 'messages')]) {
-      const out = await expandItemReferences('responses', body, () => p, store, 'alice');
-      expect(out.input).toEqual([msg, body.input[1]]);
-    }
-    // Another key does not see alice's item.
-    await expect(expandItemReferences('responses', body, () => plan('messages'), store, 'bob')).rejects.toMatchObject({ param: 'input[0]' });
+    const unknown = (await expandItemReferences('responses', body, false, source(), 'alice').catch((e: unknown) => e)) as GatewayError;
+    expect(unknown).toMatchObject({ kind: 'invalid_request', param: 'input[1]', message: "Item with id 'msg_vendor' not found (input[1])." });
+    const anothers = (await expandItemReferences('responses', body, false, source(), 'bob').catch((e: unknown) => e)) as GatewayError;
+    expect(anothers).toMatchObject({ kind: 'invalid_request', param: 'input[0]', message: "Item with id 'msg_a_0' not found (input[0])." });
   });
 
-  it('the state store away: a plan that can forward keeps the references; one that cannot rejects with StateUnavailableError (a 503, not a 400)', async () => {
-    const down = { getItem: () => Promise.reject(new StateUnavailableError('get', 'state store unavailable (test)')) };
+  it('a plan that forwards keeps unclaimed ids for OpenAI, refuses another key\'s claimed ones as OpenAI refuses unknown items', async () => {
+    await saved;
+    const body = { model: 'm', input: [{ type: 'item_reference', id: 'msg_a_0' }, { type: 'item_reference', id: 'msg_vendor' }] };
+    expect((await expandItemReferences('responses', body, true, source(), 'alice')).input).toEqual([msg, body.input[1]]);
+    const err = (await expandItemReferences('responses', body, true, source(), 'bob').catch((e: unknown) => e)) as GatewayError;
+    expect(err).toMatchObject({ kind: 'not_found', param: 'input', message: "Item with id 'msg_a_0' not found." });
+    // Claims outlive the stored items: deleting the response keeps them bob-proof.
+    const own = new ResponsesRepository(new MemoryStateStore(), { ttlMs: 60_000 });
+    await own.save({ ...record, id: 'resp_b' });
+    await own.delete('resp_b', 'alice');
+    expect(await own.itemOwners(['msg_a_0', 'fc_a_1', 'nobody'])).toEqual(['alice', 'alice', undefined]);
+  });
+
+  it('the state store away: StateUnavailableError (a 503) whatever the plan: nothing is forwarded unchecked', async () => {
+    const down = {
+      findItems: () => Promise.reject(new StateUnavailableError('get', 'state store unavailable (test)')),
+      itemOwners: () => Promise.reject(new StateUnavailableError('get', 'state store unavailable (test)')),
+    };
     const body = { model: 'm', input: [{ type: 'item_reference', id: 'msg_a_0' }] };
-    expect((await expandItemReferences('responses', body, () => plan('responses', 'messages'), down, 'alice')).input).toEqual(body.input);
-    await expect(expandItemReferences('responses', body, () => plan('messages'), down, 'alice')).rejects.toBeInstanceOf(StateUnavailableError);
+    await expect(expandItemReferences('responses', body, true, down, 'alice')).rejects.toBeInstanceOf(StateUnavailableError);
+    await expect(expandItemReferences('responses', body, false, down, 'alice')).rejects.toBeInstanceOf(StateUnavailableError);
   });
 
   it('assertResolvedFor: a kept reference stops an attempt on another protocol, naming it and the provider', () => {

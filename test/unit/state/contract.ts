@@ -114,6 +114,66 @@ export function stateStoreContract(target: ContractTarget): void {
       await expect(s.putDoc('docs', 'big', 'alice', Buffer.alloc(300), 60_000)).rejects.toThrow(/exceeds the docs namespace bound of 200 bytes/);
       expect(await s.getDoc('docs', 'small', 'alice')).toBeDefined();
     });
+
+    it("gives each owner a share: an owner beyond it evicts its own oldest, never another owner's", async () => {
+      // 107 bytes a document (ids of 2, owners of 5); the namespace holds six, an owner three.
+      const s = await make({ namespaces: [{ name: 'docs', maxBytes: 650, ownerMaxBytes: 330 }] });
+      const v = Buffer.alloc(100, 1);
+      for (const id of ['a1', 'a2']) await s.putDoc('docs', id, 'alice', v, 60_000);
+      for (let i = 1; i <= 9; i++) await s.putDoc('docs', 'm' + i, 'mallo', v, 60_000);
+      // Alice's older documents survive nine writes of mallory's; mallory keeps only its newest three.
+      for (const id of ['a1', 'a2']) expect(await s.getDoc('docs', id, 'alice')).toBeDefined();
+      for (let i = 1; i <= 6; i++) expect(await s.getDoc('docs', 'm' + i, 'mallo')).toBeUndefined();
+      for (let i = 7; i <= 9; i++) expect(await s.getDoc('docs', 'm' + i, 'mallo')).toBeDefined();
+      // A rewrite and a delete keep the owner's account right: after deleting one, two more fit.
+      await s.putDoc('docs', 'm7', 'mallo', v, 60_000);
+      expect(await s.deleteDoc('docs', 'm8', 'mallo')).toBe(true);
+      await s.putDoc('docs', 'm10', 'mallo', v, 60_000);
+      for (const id of ['m7', 'm9', 'm10']) expect(await s.getDoc('docs', id, 'mallo')).toBeDefined();
+      await s.putDoc('docs', 'm11', 'mallo', v, 60_000);
+      expect(await s.getDoc('docs', 'm9', 'mallo')).toBeUndefined();
+      // The namespace bound still holds across owners: alice's own third fits, the whole stays ≤ 6.
+      await s.putDoc('docs', 'a3', 'alice', v, 60_000);
+      for (const id of ['a1', 'a2', 'a3']) expect(await s.getDoc('docs', id, 'alice')).toBeDefined();
+      // A document larger than one owner's share is refused.
+      await expect(s.putDoc('docs', 'big', 'alice', Buffer.alloc(400), 60_000)).rejects.toThrow(/exceeds the docs namespace bound of 330 bytes/);
+    });
+  });
+
+  describe('claims', () => {
+    it('says whose an id is; never transfers a live claim; renews the same owner\'s', async () => {
+      const s = await make();
+      expect(await s.claimOwners('docs', ['r1', 'r2'])).toEqual([undefined, undefined]);
+      await s.claim('docs', ['r1', 'i1'], 'alice', 60_000);
+      await s.claim('docs', ['r1', 'r2'], 'bob', 60_000);
+      expect(await s.claimOwners('docs', ['r1', 'i1', 'r2', 'zz'])).toEqual(['alice', 'alice', 'bob', undefined]);
+      expect(await s.claimOwners('other', ['r1'])).toEqual([undefined]);
+      await s.claim('docs', ['r1'], 'alice', 60_000);
+      expect(await s.claimOwners('docs', ['r1'])).toEqual(['alice']);
+    });
+
+    it('expire after their TTL, after which the id may be claimed again', async () => {
+      const s = await make();
+      await s.claim('docs', ['short'], 'alice', 300);
+      await s.claim('docs', ['long'], 'alice', 60_000);
+      await target.advance(300 + slack + 50);
+      expect(await s.claimOwners('docs', ['short', 'long'])).toEqual([undefined, 'alice']);
+      await s.claim('docs', ['short'], 'bob', 60_000);
+      expect(await s.claimOwners('docs', ['short'])).toEqual(['bob']);
+    });
+
+    it('live outside the byte bound: neither evicted by documents nor removed by deleteDoc', async () => {
+      const s = await make({ namespaces: [{ name: 'docs', maxBytes: 330, ownerMaxBytes: 330 }] });
+      await s.putDoc('docs', 'r1', 'alice', Buffer.alloc(100), 60_000);
+      await s.claim('docs', ['r1'], 'alice', 60_000);
+      for (let i = 0; i < 10; i++) await s.putDoc('docs', 'm' + i, 'mallo', Buffer.alloc(100), 60_000);
+      expect(await s.getDoc('docs', 'r1', 'alice')).toBeUndefined();
+      expect(await s.claimOwners('docs', ['r1'])).toEqual(['alice']);
+      await s.putDoc('docs', 'r2', 'alice', Buffer.alloc(100), 60_000);
+      await s.claim('docs', ['r2'], 'alice', 60_000);
+      expect(await s.deleteDoc('docs', 'r2', 'alice')).toBe(true);
+      expect(await s.claimOwners('docs', ['r2'])).toEqual(['alice']);
+    });
   });
 
   describe('admission', () => {

@@ -77,11 +77,50 @@ describe('ResponsesRepository', () => {
     expect(await repo.load('resp_big', 'alice')).toBeUndefined();
   });
 
-  it('stores nothing when max_bytes is 0', async () => {
+  it('stores nothing when max_bytes is 0, but still claims the response and item ids', async () => {
     const repo = new ResponsesRepository(new MemoryStateStore(), { ttlMs: 60_000, maxBytes: 0 });
     expect(repo.enabled).toBe(false);
     await repo.save(record('resp_off', 'alice'));
     expect(await repo.load('resp_off', 'alice')).toBeUndefined();
+    expect(await repo.responseOwner('resp_off')).toBe('alice');
+    expect(await repo.itemOwners(['msg_out_resp_off', 'fc_resp_off', 'fc_other'])).toEqual(['alice', 'alice', undefined]);
+  });
+
+  it('claims outlive the record: its TTL, a delete (tombstone); they expire after claimTtlMs', async () => {
+    let now = 1_000_000;
+    const repo = new ResponsesRepository(new MemoryStateStore({ now: () => now }), { ttlMs: 1000, claimTtlMs: 10_000 });
+    await repo.save(record('resp_t', 'alice'));
+    await repo.save(record('resp_d', 'alice'));
+    expect(await repo.delete('resp_d', 'alice')).toBe(true);
+    now += 2000;
+    expect(await repo.load('resp_t', 'alice')).toBeUndefined();
+    expect(await repo.responseOwner('resp_t')).toBe('alice');
+    expect(await repo.responseOwner('resp_d')).toBe('alice');
+    expect(await repo.itemOwners(['fc_resp_d'])).toEqual(['alice']);
+    now += 10_000;
+    expect(await repo.responseOwner('resp_t')).toBeUndefined();
+  });
+
+  it('finds items from their own entries, and from entries of the earlier layout (one record load for several items)', async () => {
+    const store = new MemoryStateStore();
+    const repo = new ResponsesRepository(store, { ttlMs: 60_000 });
+    const r = record('resp_new', 'alice', { producer: { provider: 'p', model: 'm', protocol: 'responses' } });
+    await repo.save(r);
+    const found = await repo.findItems(['fc_resp_new', 'nope'], 'alice');
+    expect(found).toEqual([{ item: (r.response.output as WireItem[])[1], producer: r.producer }, undefined]);
+    // The earlier layout: `item:<id>` held the response id only.
+    await store.putDoc('responses', 'item:msg_out_resp_new', 'alice', Buffer.from('resp_new'), 60_000);
+    await store.putDoc('responses', 'item:fc_resp_new', 'alice', Buffer.from('resp_new'), 60_000);
+    let reads = 0;
+    const getDoc = store.getDoc.bind(store);
+    store.getDoc = (ns, id, owner) => {
+      if (id === 'resp_new') reads++;
+      return getDoc(ns, id, owner);
+    };
+    const legacy = await repo.findItems(['msg_out_resp_new', 'fc_resp_new'], 'alice');
+    expect(legacy.map((f) => f?.item.id)).toEqual(['msg_out_resp_new', 'fc_resp_new']);
+    expect(reads).toBe(1);
+    expect(await repo.findItems(['fc_resp_new'], 'bob')).toEqual([undefined]);
   });
 
   it('refuses a record larger than the whole bound with a RangeError the caller can log', async () => {

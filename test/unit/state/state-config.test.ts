@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, resolveConfig } from '../../../src/config/load-config.js';
-import { connectStateStore, createStateStore } from '../../../src/state/create-state-store.js';
+import { connectStateStore, createStateStore, stateNamespaces } from '../../../src/state/create-state-store.js';
 import { StateUnavailableError } from '../../../src/state/types.js';
 
 const base = { providers: { p: { protocol: 'demo' } }, models: { m: { provider: 'p' } } };
@@ -14,7 +14,7 @@ describe('state config', () => {
   it('defaults to memory, with the default path, prefix, required start and byte bounds per backend', () => {
     const c = resolve({});
     expect(c.state).toEqual({ backend: 'memory', path: './.switchyard/state', url: '', keyPrefix: 'switchyard:', required: true, opTimeoutMs: 1500 });
-    expect(c.responsesStore).toEqual({ maxEntries: 1000, maxBytes: 64 * 1024 * 1024, ttlMs: 3_600_000 });
+    expect(c.responsesStore).toEqual({ maxEntries: 1000, maxBytes: 64 * 1024 * 1024, ttlMs: 3_600_000, claimTtlMs: 30 * 24 * 3_600_000, ownerShare: 1 });
     expect(resolve({ state: { backend: 'file' } }).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
     expect(resolve({ state: { backend: 'redis', url: 'redis://127.0.0.1:6379' } }).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
   });
@@ -26,6 +26,18 @@ describe('state config', () => {
     expect(several({ state: { path: './elsewhere' } }).state).toMatchObject({ backend: 'file', path: './elsewhere' });
     expect(several({ state: { backend: 'memory' } }).state.backend).toBe('memory');
     expect(several({ state: { backend: 'redis', url: 'redis://127.0.0.1:6379' } }).state.backend).toBe('redis');
+  });
+
+  it('owner_share gives the responses namespace its per-key bound; claim_ttl_ms is read; both validated', () => {
+    const c = resolve({ responses_store: { max_bytes: 1_000_000, owner_share: 0.1, claim_ttl_ms: 86_400_000 } });
+    expect(c.responsesStore).toMatchObject({ ownerShare: 0.1, claimTtlMs: 86_400_000 });
+    expect(stateNamespaces(c)).toEqual([{ name: 'responses', maxBytes: 1_000_000, ownerMaxBytes: 100_000 }]);
+    // Default: the whole store with one key or none, a quarter with several.
+    expect(stateNamespaces(resolve({}))[0]!.ownerMaxBytes).toBe(64 * 1024 * 1024);
+    const keys = [{ name: 'a', key: 'sk-a-1' }, { name: 'b', key: 'sk-b-1' }];
+    expect(stateNamespaces(resolve({ auth: { keys } }))[0]!.ownerMaxBytes).toBe(16 * 1024 * 1024);
+    for (const bad of [0, 1.5, -1]) expect(() => resolve({ responses_store: { owner_share: bad } })).toThrow(/owner_share/);
+    expect(() => resolve({ responses_store: { claim_ttl_ms: 0 } })).toThrow(/claim_ttl_ms/);
   });
 
   it('keeps accepting max_entries; max_entries: 0 still switches storing off unless max_bytes is given', () => {
