@@ -3,10 +3,13 @@
 import type { PlatformKind, ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import type { Platform } from './types.js';
+import { vertexPlatform } from './vertex.js';
 
 type Factory = (provider: ProviderConfig) => Platform;
 
-const FACTORIES: Partial<Record<PlatformKind, Factory>> = {};
+const FACTORIES: Partial<Record<PlatformKind, Factory>> = {
+  vertex: vertexPlatform,
+};
 
 const made = new WeakMap<ProviderConfig, Platform>();
 
