@@ -11,13 +11,15 @@ interface GoogleClient {
   credentials: { expiry_date?: number | null };
 }
 
-/** One token cache per provider. `credentialsFile` '' = Application Default Credentials. */
-export function googleTokens(providerName: string, credentialsFile: string): TokenCache {
+/** One token cache per provider. `credentialsFile` '' = Application Default Credentials. `projectId`
+ * (the config's) spares the library its own search for one (env, the gcloud CLI, the metadata server),
+ * which costs seconds on the first token. */
+export function googleTokens(providerName: string, credentialsFile: string, projectId: string): TokenCache {
   let auth: { getClient(): Promise<GoogleClient> } | undefined;
   const fetch = async (): Promise<FetchedToken> => {
     if (!auth) {
       const { GoogleAuth } = await import('google-auth-library');
-      auth = new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE], ...(credentialsFile !== '' ? { keyFilename: credentialsFile } : {}) }) as unknown as {
+      auth = new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE], projectId, ...(credentialsFile !== '' ? { keyFilename: credentialsFile } : {}) }) as unknown as {
         getClient(): Promise<GoogleClient>;
       };
     }

@@ -63,7 +63,7 @@ export function vertexPlatform(provider: ProviderConfig): Platform {
   const settings = provider.platform!;
   const pub = PUBLISHERS[provider.protocol];
   if (!pub) throw new GatewayError('api_error', `upstream ${provider.name}: Vertex AI does not serve protocol ${provider.protocol}`);
-  const tokens = googleTokens(provider.name, settings.credentialsFile);
+  const tokens = googleTokens(provider.name, settings.credentialsFile, settings.project);
 
   const finish = (req: PlatformRequest, token: string): PlatformRequest => {
     const headers: Record<string, string> = {};

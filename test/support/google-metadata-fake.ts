@@ -12,6 +12,8 @@ export interface GoogleMetadataFake {
   host: string;
   /** Token requests answered with a token. */
   readonly issued: number;
+  /** When each token was issued (ms since the epoch). */
+  readonly issuedAt: readonly number[];
   /** Token requests seen (including refused ones). */
   readonly tokenRequests: number;
   /** Lifetime of the next tokens, in seconds. */
@@ -32,6 +34,7 @@ const FLAVOR = { 'metadata-flavor': 'Google' };
 export async function startGoogleMetadataFake(options: { lifetimeSec?: number; project?: string } = {}): Promise<GoogleMetadataFake> {
   const tokens = new Map<string, number>(); // token → expiry (ms)
   let issued = 0;
+  const issuedAt: number[] = [];
   let tokenRequests = 0;
   let lastScopes: string | undefined;
   const state = { lifetimeSec: options.lifetimeSec ?? 3600, failing: false };
@@ -56,6 +59,7 @@ export async function startGoogleMetadataFake(options: { lifetimeSec?: number; p
         lastScopes = url.searchParams.get('scopes') ?? undefined;
         if (state.failing) return send(res, 500, 'metadata server unavailable');
         const token = `ya29.fake-${++issued}-${randomBytes(12).toString('hex')}`;
+        issuedAt.push(Date.now());
         tokens.set(token, Date.now() + state.lifetimeSec * 1000);
         return send(res, 200, JSON.stringify({ access_token: token, expires_in: state.lifetimeSec, token_type: 'Bearer' }), 'application/json');
       }
@@ -72,6 +76,7 @@ export async function startGoogleMetadataFake(options: { lifetimeSec?: number; p
     get issued() {
       return issued;
     },
+    issuedAt,
     get tokenRequests() {
       return tokenRequests;
     },

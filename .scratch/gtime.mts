@@ -1,0 +1,15 @@
+import { startGoogleMetadataFake } from '../test/support/google-metadata-fake.ts';
+const m = await startGoogleMetadataFake();
+process.env.GCE_METADATA_HOST = m.host;
+process.env.CLOUDSDK_CONFIG = '/tmp/nonexist-gc';
+const { GoogleAuth } = await import('google-auth-library');
+let t = Date.now();
+const a = new GoogleAuth({ scopes: ['https://www.googleapis.com/auth/cloud-platform'], projectId: 'p' });
+const c = await a.getClient();
+console.log('client', Date.now() - t); t = Date.now();
+await c.getAccessToken();
+console.log('token', Date.now() - t); t = Date.now();
+const a2 = new GoogleAuth({ scopes: ['https://www.googleapis.com/auth/cloud-platform'], projectId: 'p' });
+const c2 = await a2.getClient();
+console.log('client2', Date.now() - t);
+await m.close();
