@@ -1,0 +1,20 @@
+import { createServer } from 'node:http';
+const seen: string[] = [];
+const s = createServer((req, res) => {
+  seen.push(req.method + ' ' + req.url + ' ' + JSON.stringify(req.headers));
+  const body = JSON.stringify({ access_token: 'entra-tok-' + seen.length, expires_on: String(Math.floor(Date.now() / 1000) + 3600), resource: 'https://cognitiveservices.azure.com', token_type: 'Bearer' });
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(body);
+});
+await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+const port = (s.address() as any).port;
+process.env.IDENTITY_ENDPOINT = `http://127.0.0.1:${port}/MSI/token/`;
+process.env.IDENTITY_HEADER = 'secret-header';
+const { DefaultAzureCredential } = await import('@azure/identity');
+const t0 = Date.now();
+const c = new DefaultAzureCredential();
+const tok = await c.getToken('https://cognitiveservices.azure.com/.default');
+console.log(Date.now() - t0, tok, seen);
+const tok2 = await c.getToken('https://cognitiveservices.azure.com/.default');
+console.log(tok2.token, seen.length);
+s.close();
