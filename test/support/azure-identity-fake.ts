@@ -16,6 +16,7 @@ export interface AzureIdentityFake {
   /** The `resource` the last request asked for. */
   readonly lastResource: string | undefined;
   lifetimeSec: number;
+  /** Answer as App Service does for an app without an identity (a 400). */
   failing: boolean;
   valid(token: string): boolean;
   close(): Promise<void>;
@@ -39,7 +40,8 @@ export async function startAzureIdentityFake(options: { lifetimeSec?: number } =
     if (req.headers['x-identity-header'] !== header) return send(res, 401, { error: 'unauthorized', error_description: 'X-IDENTITY-HEADER is missing or wrong' });
     if (!url.searchParams.get('api-version')) return send(res, 400, { error: 'invalid_request', error_description: 'api-version is required' });
     lastResource = url.searchParams.get('resource') ?? undefined;
-    if (state.failing) return send(res, 500, { error: 'unavailable', error_description: 'identity endpoint unavailable' });
+    // What App Service answers when the app has no identity assigned (not retried, unlike a 5xx).
+    if (state.failing) return send(res, 400, { statusCode: 400, message: 'Unable to load the proper Managed Identity.' });
     const token = `eyJ0eXAi.entra-${issuedAt.length + 1}-${randomBytes(12).toString('hex')}`;
     const now = Date.now();
     issuedAt.push(now);
