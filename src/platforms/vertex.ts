@@ -6,6 +6,7 @@
 import type { ProviderConfig } from '../config/types.js';
 import { GatewayError, kindForUpstreamStatus, type GatewayErrorKind } from '../errors.js';
 import { googleTokens } from './google-auth.js';
+import type { TokenCache } from './token-cache.js';
 import { withFirstMembers, withoutMember } from './json-members.js';
 import type { Operation, Platform, PlatformRequest } from './types.js';
 
@@ -59,11 +60,12 @@ export function vertexModelPath(project: string, region: string, protocol: strin
 /** First-party headers Vertex must not get: its auth is the Google token, its version the body's. */
 const DROPPED = new Set(['x-api-key', 'authorization', 'anthropic-version', 'x-goog-api-key']);
 
-export function vertexPlatform(provider: ProviderConfig): Platform {
+/** `tokens`: the Google token source (tests inject one); by default google-auth-library's. */
+export function vertexPlatform(provider: ProviderConfig, tokens?: TokenCache): Platform {
   const settings = provider.platform!;
   const pub = PUBLISHERS[provider.protocol];
   if (!pub) throw new GatewayError('api_error', `upstream ${provider.name}: Vertex AI does not serve protocol ${provider.protocol}`);
-  const tokens = googleTokens(provider.name, settings.credentialsFile, settings.project);
+  const source = tokens ?? googleTokens(provider.name, settings.credentialsFile, settings.project);
 
   const finish = (req: PlatformRequest, token: string): PlatformRequest => {
     const headers: Record<string, string> = {};
@@ -79,7 +81,7 @@ export function vertexPlatform(provider: ProviderConfig): Platform {
 
   return {
     prepare(req) {
-      const token = tokens.get();
+      const token = source.get();
       return typeof token === 'string' ? finish(req, token) : token.then((t) => finish(req, t));
     },
     decodeError: (status, headers, body) => decodeGoogleError(provider.name, status, headers, body),
