@@ -76,6 +76,11 @@ function defaultAuth(kind: PlatformKind, hasApiKey: boolean): PlatformSettings['
 
 function defaultBaseUrl(kind: PlatformKind, region: string): string | undefined {
   if (kind === 'bedrock') return `https://bedrock-runtime.${region}.amazonaws.com`;
-  if (kind === 'vertex') return region === 'global' ? 'https://aiplatform.googleapis.com/v1' : `https://${region}-aiplatform.googleapis.com/v1`;
+  if (kind === 'vertex') {
+    if (region === 'global') return 'https://aiplatform.googleapis.com/v1';
+    // The multi-region locations have hosts of their own (as @anthropic-ai/vertex-sdk addresses them).
+    if (region === 'us' || region === 'eu') return `https://aiplatform.${region}.rep.googleapis.com/v1`;
+    return `https://${region}-aiplatform.googleapis.com/v1`;
+  }
   return undefined; // azure: the resource's own URL
 }

@@ -25,6 +25,10 @@ describe('Vertex AI: addresses', () => {
   it('the global location has its own host; regional ones their own', () => {
     const cfg = resolveConfig({ providers: { v: { protocol: 'messages', platform: 'vertex', region: 'global', project: 'p' } }, models: { m: { provider: 'v', model: 'claude-x' } } }, 'test');
     expect(cfg.providers.get('v')!.baseUrl).toBe('https://aiplatform.googleapis.com/v1');
+    const eu = resolveConfig({ providers: { v: { protocol: 'messages', platform: 'vertex', region: 'eu', project: 'p' } }, models: { m: { provider: 'v', model: 'claude-x' } } }, 'test');
+    expect(eu.providers.get('v')!.baseUrl).toBe('https://aiplatform.eu.rep.googleapis.com/v1');
+    const regional = resolveConfig({ providers: { v: { protocol: 'messages', platform: 'vertex', region: 'europe-west1', project: 'p' } }, models: { m: { provider: 'v', model: 'claude-x' } } }, 'test');
+    expect(regional.providers.get('v')!.origin).toBe('https://europe-west1-aiplatform.googleapis.com');
   });
 
   it('the envelope: model out, anthropic_version in, stream and everything else kept; the Google token as the bearer', async () => {
