@@ -15,11 +15,15 @@ export interface FetchedToken {
 const MAX_MARGIN_MS = 5 * 60_000;
 /** A token whose source gave no expiry is asked for again after this long (the library caches it). */
 const UNKNOWN_LIFETIME_MS = 5 * 60_000;
+/** After a background refresh failed, the still-valid token serves this long before the next try, so a
+ * broken credential source is not asked again on every request. */
+const RETRY_AFTER_FAILURE_MS = 1000;
 
 export class TokenCache {
   private token = '';
   private expiresAt = 0;
   private refreshAt = 0;
+  private retryAt = 0;
   private inFlight: Promise<string> | undefined;
   /** Refreshes done so far (diagnostics and tests). */
   refreshes = 0;
@@ -38,7 +42,11 @@ export class TokenCache {
     if (this.token !== '' && now < this.refreshAt) return this.token;
     if (this.token !== '' && now < this.expiresAt) {
       // Due, not expired: serve this one and refresh behind it (a failure is retried by a later call).
-      this.refresh().catch(() => undefined);
+      if (now >= this.retryAt) {
+        this.refresh().catch(() => {
+          this.retryAt = this.now() + RETRY_AFTER_FAILURE_MS;
+        });
+      }
       return this.token;
     }
     return this.refresh();

@@ -66,4 +66,34 @@ describe('TokenCache', () => {
     fail = false;
     expect(await cache.get()).toBe('tok'); // the next call tries again
   });
+
+  it('a background refresh that fails keeps the valid token serving and is not retried on every request', async () => {
+    const clock = { now: 0 };
+    let calls = 0;
+    let fail = false;
+    const cache = new TokenCache(
+      async () => {
+        calls++;
+        if (fail) throw new Error('down');
+        return { token: `t${calls}`, expiresAt: clock.now + 10_000 };
+      },
+      'upstream p: test',
+      () => clock.now,
+    );
+    expect(await cache.get()).toBe('t1');
+    fail = true;
+    clock.now = 6_000; // due (half of 10 s), still valid
+    expect(cache.get()).toBe('t1');
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toBe(2);
+    for (let i = 0; i < 10; i++) expect(cache.get()).toBe('t1');
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toBe(2); // within the retry pause
+    clock.now = 7_100;
+    fail = false;
+    expect(cache.get()).toBe('t1');
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toBe(3);
+    expect(cache.get()).toBe('t3');
+  });
 });
