@@ -54,6 +54,10 @@ export function resolvePlatform(key: string, p: RawProvider, hasApiKey: boolean)
   if (kind === 'azure' && p.deployment !== undefined && p.api_version === undefined) {
     throw new ConfigError(`${key}.api_version: required with deployment (the deployment URLs need an api-version)`);
   }
+  // The deployment URLs hang off the resource's endpoint; the v1 API's URL has no deployments under it.
+  if (kind === 'azure' && p.deployment !== undefined && p.base_url !== undefined && /\/v1\/*$/.test(p.base_url)) {
+    throw new ConfigError(`${key}.base_url: with deployment, the resource endpoint (https://{resource}.openai.azure.com), not the v1 API's URL`);
+  }
   return {
     settings: {
       kind,

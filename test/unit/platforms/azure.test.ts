@@ -35,6 +35,12 @@ describe('Azure OpenAI: addresses and auth', () => {
     expect((await responses.prepare(req('/responses/input_tokens'))).path).toBe('/responses/input_tokens?api-version=2025-04-01-preview');
   });
 
+  it('a deployment under the v1 URL is a config error naming base_url', () => {
+    expect(() => provider({ protocol: 'chat', base_url: 'https://r.openai.azure.com/openai/v1', deployment: 'd', api_version: '2024-10-21', api_key: 'k' })).toThrow(
+      /providers\.az\.base_url: with deployment, the resource endpoint/,
+    );
+  });
+
   it('api_version without a deployment: the v1 API with that api-version (preview features)', async () => {
     const p = azurePlatform(provider({ protocol: 'responses', base_url: 'https://r.openai.azure.com/openai/v1', api_version: 'preview', api_key: 'k' }));
     expect((await p.prepare(req('/responses'))).path).toBe('/responses?api-version=preview');
