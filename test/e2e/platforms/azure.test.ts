@@ -32,6 +32,24 @@ describe('Azure OpenAI platform', () => {
     expect(resource.body!.model).toBe(MODELS.responses.upstream);
   });
 
+  it('count_tokens: input_tokens at the same address (v1 and the resource URL with the deployment as model)', async () => {
+    for (const [alias, path, api] of [
+      [MODELS.responses.alias, '/openai/v1/responses/input_tokens', 'v1'],
+      ['azure-resource', '/openai/responses/input_tokens', 'resource'],
+    ] as const) {
+      const res = await fetch(h.url + '/v1/messages/count_tokens', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'caller-key', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: alias, messages: [{ role: 'user', content: 'Count these words please' }] }),
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
+      const rec = h.azure.received.at(-1)!;
+      expect(rec).toMatchObject({ path, api, deployment: MODELS.responses.upstream, auth: 'api-key' });
+      expect(rec.refused).toBeUndefined();
+    }
+  });
+
   it("the content filter's 400 is a clear invalid_request on both doors, naming the categories", async () => {
     h.azure.enqueueContentFilter({ violence: { filtered: true, severity: 'high' }, jailbreak: { filtered: true, detected: true } });
     const m = await h.anthropic.messages.create({ model: MODELS.chat.alias, max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
