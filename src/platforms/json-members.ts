@@ -47,6 +47,26 @@ export function withoutMember(text: string, key: string): string {
   return text.charCodeAt(before) === 44 ? text.slice(0, before) + text.slice(after) : text.slice(0, m.start) + text.slice(after);
 }
 
+/** The text with `members` (`"key":<json>`, comma-separated) first and the top-level member `key`
+ * removed, in one pass over the original text: every index is found on the flat input, so the result
+ * is a single concatenation that nothing here has to flatten again. */
+export function withFirstMembersWithout(text: string, members: string, key: string): string {
+  const open = text.indexOf('{');
+  const m = topLevelMember(text, key);
+  if (!m) return withFirstMembers(text, members);
+  const after = skipSpace(text, m.valueEnd);
+  const head = text.slice(open + 1, m.start);
+  if (text.charCodeAt(after) === 44) {
+    // `{<head>"key":v,<tail>}` → `{members,<head><tail>}`
+    return text.slice(0, open + 1) + members + ',' + head + text.slice(skipSpace(text, after + 1));
+  }
+  // The last member: `{<head>,"key":v}` → `{members,<head>}`; the only one: `{"key":v}` → `{members}`.
+  let before = m.start - 1;
+  while (before > open && isSpace(text.charCodeAt(before))) before--;
+  const kept = text.charCodeAt(before) === 44 ? text.slice(open + 1, before) : head;
+  return text.slice(0, open + 1) + members + (kept.trim() === '' ? '' : ',' + kept) + text.slice(after);
+}
+
 /** `"key":<json>` members (already serialised, comma-separated) inserted first in the object. */
 export function withFirstMembers(text: string, members: string): string {
   const open = text.indexOf('{');

@@ -7,7 +7,7 @@ import type { ProviderConfig } from '../config/types.js';
 import { GatewayError, kindForUpstreamStatus, type GatewayErrorKind } from '../errors.js';
 import { googleTokens } from './google-auth.js';
 import type { TokenCache } from './token-cache.js';
-import { withFirstMembers, withoutMember } from './json-members.js';
+import { withFirstMembers, withFirstMembersWithout } from './json-members.js';
 import type { Operation, Platform, PlatformRequest } from './types.js';
 
 /** What Google documents for Claude on Vertex (the body's `anthropic_version`). */
@@ -34,7 +34,7 @@ const PUBLISHERS: Record<string, Publisher | undefined> = {
     count: ':rawPredict',
     // The model is in the URL; the counter keeps it in the body (it is one endpoint for every model).
     // `stream` stays: streamRawPredict expects `"stream": true`.
-    envelope: (body, operation) => withFirstMembers(operation === 'count_tokens' ? body : withoutMember(body, 'model'), VERSION_MEMBER),
+    envelope: (body, operation) => (operation === 'count_tokens' ? withFirstMembers(body, VERSION_MEMBER) : withFirstMembersWithout(body, VERSION_MEMBER, 'model')),
   },
   // Gemini models (protocol `gemini`): the body has no model and no envelope.
   gemini: {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { topLevelMember, withFirstMembers, withMemberValue, withoutMember } from '../../../src/platforms/json-members.js';
+import { topLevelMember, withFirstMembers, withFirstMembersWithout, withMemberValue, withoutMember } from '../../../src/platforms/json-members.js';
 
 describe('json-members: top-level edits on the text', () => {
   it('removes a member wherever it sits, leaving every other byte as it was', () => {
@@ -25,5 +25,21 @@ describe('json-members: top-level edits on the text', () => {
     expect(withFirstMembers('{ }', '"v":"x"')).toBe('{"v":"x" }');
     expect(withMemberValue('{"model":"gpt","a":1}', 'model', '"dep"')).toBe('{"model":"dep","a":1}');
     expect(withMemberValue('{"a":1}', 'model', '"dep"')).toBe('{"model":"dep","a":1}');
+  });
+
+  it('adds members first and removes one in a single pass, wherever the removed one sits', () => {
+    const v = '"v":1';
+    expect(withFirstMembersWithout('{"model":"m","a":1}', v, 'model')).toBe('{"v":1,"a":1}');
+    expect(withFirstMembersWithout('{"a":1, "model":"m" ,"b":2}', v, 'model')).toBe('{"v":1,"a":1, "b":2}');
+    expect(withFirstMembersWithout('{"a":1,"model":"m"}', v, 'model')).toBe('{"v":1,"a":1}');
+    expect(withFirstMembersWithout('{ "a":1 , "model":"m" }', v, 'model')).toBe('{"v":1, "a":1 }');
+    expect(withFirstMembersWithout('{"model":"m"}', v, 'model')).toBe('{"v":1}');
+    expect(withFirstMembersWithout('{"a":1}', v, 'model')).toBe('{"v":1,"a":1}');
+    for (const text of ['{"model":"m","a":1}', '{"a":1, "model":"m" ,"b":2}', '{"a":1,"model":"m"}', '{ "a":1 , "model":"m" }', '{"model":"m"}']) {
+      const parsed = JSON.parse(withFirstMembersWithout(text, v, 'model')) as Record<string, unknown>;
+      const expected = JSON.parse(text) as Record<string, unknown>;
+      delete expected.model;
+      expect(parsed).toEqual({ v: 1, ...expected });
+    }
   });
 });
