@@ -49,6 +49,8 @@ export interface RecentRequestJson {
   attempts: number;
   client_aborted: boolean;
   warnings: string[];
+  /** The process that served it (a worker under --workers). */
+  pid: number;
 }
 
 /** Longest model name kept: the caller chooses it. */
@@ -111,6 +113,7 @@ export class RecentRequests {
         attempts: e.attempts,
         client_aborted: e.clientAborted,
         warnings: e.warnings.map((w) => w.field),
+        pid: process.pid,
       });
     }
     return out;

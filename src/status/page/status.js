@@ -70,14 +70,14 @@
   function renderSummary(s) {
     const i = s.instance;
     const open = s.deployments.filter((d) => d.circuit !== 'closed').length;
-    $('summary').replaceChildren(
+    $('summary').replaceChildren(...[
       pill('v' + i.version),
       pill('up ' + fmtDuration(i.uptime_s)),
       pill(i.state.backend + (i.state.reachable ? ' reachable' : ' unreachable'), i.state.reachable ? 'ok' : 'bad'),
       pill(i.workers + (i.workers === 1 ? ' process' : ' workers')),
       open ? pill(open + (open === 1 ? ' circuit open' : ' circuits open'), 'bad') : pill('all circuits closed', 'ok'),
       i.draining ? pill('draining', 'warn') : null,
-    );
+    ].filter(Boolean));
   }
 
   function renderInstance(s) {
@@ -192,7 +192,7 @@
       h('td', null, r.alias !== 'other' && r.alias !== r.model ? r.model + ' (' + r.alias + ')' : r.model),
       h('td', null, r.deployment ?? '–'),
       h('td', null, r.lane === 'none' ? '–' : h('span', { class: 'lane ' + r.lane }, r.lane)),
-      h('td', { class: r.error ? 'bad-text' : '' }, r.error ? r.status + ' ' + r.error : r.status + (r.stream ? ' stream' : '')),
+      h('td', { class: r.error ? 'bad-text' : '' }, (r.error ? r.status + ' ' + r.error : r.status + (r.stream ? ' stream' : '')) + (r.attempts > 1 ? ' · ' + r.attempts + ' attempts' : '') + (r.client_aborted ? ' · client left' : '')),
       h('td', { class: 'num' }, fmtMs(r.duration_ms)),
       h('td', { class: 'num' }, fmtMs(r.ttft_ms)),
       h('td', { class: 'num' }, r.input_tokens === null ? '–' : r.input_tokens + ' / ' + r.output_tokens),

@@ -112,7 +112,7 @@ describe('status collector', () => {
     expect(recent).toHaveLength(RECENT_REQUESTS);
     expect(recent[0]!.duration_ms).toBe(RECENT_REQUESTS + 29);
     expect(Object.keys(recent[0]!).sort()).toEqual(
-      ['alias', 'at', 'attempts', 'client_aborted', 'cost_usd', 'deployment', 'door', 'duration_ms', 'error', 'input_tokens', 'key', 'lane', 'model', 'output_tokens', 'request_id', 'status', 'stream', 'ttft_ms', 'warnings'].sort(),
+      ['alias', 'at', 'attempts', 'client_aborted', 'cost_usd', 'deployment', 'door', 'duration_ms', 'error', 'input_tokens', 'key', 'lane', 'model', 'output_tokens', 'pid', 'request_id', 'status', 'stream', 'ttft_ms', 'warnings'].sort(),
     );
   });
 
