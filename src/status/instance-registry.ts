@@ -49,7 +49,11 @@ export class InstanceRegistry {
         // not ours
       }
     });
-    const announce = () => void this.store.publish(INSTANCE_CHANNEL, JSON.stringify(this.self)).catch(() => undefined);
+    const announce = () => {
+      // This instance is alive whether or not its own message comes back (it may not be subscribed yet).
+      this.seen.set(this.self.id, { a: this.self, at: this.now() });
+      this.store.publish(INSTANCE_CHANNEL, JSON.stringify(this.self)).catch(() => undefined);
+    };
     announce();
     this.timer = setInterval(announce, ANNOUNCE_MS);
     this.timer.unref();
