@@ -140,6 +140,9 @@ describe('status page in chromium', () => {
     // Both doors, both lanes.
     for (let i = 0; i < 3; i++) await ask(KEYS.ops, 'chat-a');
     for (const model of ['chat-a', 'resp-b']) await openai(KEYS.ops).responses.create({ model, input: PROMPT, max_output_tokens: 64 });
+    // Streams through both doors (time to first token).
+    await anthropic(KEYS.ops).messages.stream({ model: 'chat-a', max_tokens: 64, messages: [{ role: 'user', content: PROMPT }] }).finalMessage();
+    for await (const _ of await openai(KEYS.ops).responses.create({ model: 'resp-b', input: PROMPT, stream: true })) void _;
 
     // The failing deployment: each call fails there and falls back; after two failures its circuit opens.
     for (let i = 0; i < 3; i++) expect((await ask(KEYS.ops, 'flaky')).content[0]).toMatchObject({ type: 'text', text: ANSWER });
@@ -177,11 +180,12 @@ describe('status page in chromium', () => {
     for (const m of await Promise.all(streams)) expect(m.content[0]).toMatchObject({ type: 'text', text: ANSWER });
     await expect.poll(async () => Number(await text('#in-flight')), { timeout: 6_000, interval: 200 }).toBe(0);
 
-    // The request list: every request above (5 + 3 + 4 + 3), newest first, with its metadata.
-    await expect.poll(async () => page.locator('#recent tr').count(), { timeout: 6_000 }).toBe(15);
+    // The request list: every request above (7 + 3 + 4 + 3), newest first, with its metadata.
+    await expect.poll(async () => page.locator('#recent tr').count(), { timeout: 6_000 }).toBe(17);
     const rows = await page.locator('#recent tr').allInnerTexts();
     expect(rows.filter((r) => r.includes('429 rate_limit') && r.includes('limited-key'))).toHaveLength(1);
     expect(rows.filter((r) => r.includes('slow-upstream') && r.includes('200 stream'))).toHaveLength(3);
+    expect(rows.filter((r) => r.includes('flaky') && r.includes('2 attempts'))).toHaveLength(2); // failed there, then fell back
     expect(rows.some((r) => r.includes('responses') && r.includes('translation'))).toBe(true);
     expect(rows.some((r) => r.includes('$'))).toBe(true); // priced answers show their cost
 
