@@ -9,6 +9,7 @@ import { createLogger } from './observability/logger.js';
 import { createConfigReloader } from './config/reload.js';
 import { connectStateStore } from './state/create-state-store.js';
 import { workerStatusParts } from './status/cluster-status.js';
+import { statusExposureWarning } from './status/exposure-warning.js';
 
 interface Args {
   config?: string;
@@ -51,6 +52,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger(config.logLevel);
+  // Once per machine (the primary, or the single process).
+  const statusExposed = cluster.isPrimary ? statusExposureWarning(config) : undefined;
+  if (statusExposed) logger.warn(statusExposed);
   if (workers > 1 && cluster.isPrimary) {
     if (config.authKeys.length === 0) logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
     runPrimary(workers, logger, config.server.shutdownGraceMs);

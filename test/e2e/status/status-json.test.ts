@@ -112,3 +112,13 @@ function harnessRaw(base: string): Record<string, unknown> {
     },
   };
 }
+
+describe('the start-up warning', () => {
+  it('is given when the page is served beyond loopback without admin keys', async () => {
+    const { statusExposureWarning } = await import('../../../src/status/exposure-warning.js');
+    const base = { providers: {}, models: {}, status: { enabled: true } };
+    expect(statusExposureWarning(resolveConfig({ ...base, server: { host: '0.0.0.0' } }, 't'))).toMatch(/without auth\.admin_keys/);
+    expect(statusExposureWarning(resolveConfig({ ...base, server: { host: '127.0.0.1' } }, 't'))).toBeUndefined();
+    expect(statusExposureWarning(resolveConfig({ ...base, server: { host: '0.0.0.0' }, auth: { admin_keys: [{ name: 'a', key: 'k-admin-12345' }] } }, 't'))).toBeUndefined();
+  });
+});
