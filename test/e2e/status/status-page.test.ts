@@ -195,5 +195,31 @@ describe('status page in chromium', () => {
     for (const secret of ['PROMPT-MARKER', 'ANSWER-MARKER', KEYS.ops, KEYS.limited, KEYS.admin]) expect(dom).not.toContain(secret);
     expect(await page.locator('#login-key').inputValue()).toBe('');
     expect(consoleErrors).toEqual([]);
-  });
+  }, 60_000);
+
+  it('polls every 2 s while visible, not at all while the tab is hidden, and at once when it shows again', async () => {
+    const polls: number[] = [];
+    const onRequest = (r: { url(): string }) => {
+      if (r.url().endsWith('/status.json')) polls.push(Date.now());
+    };
+    page.on('request', onRequest);
+    try {
+      await page.waitForTimeout(4_500);
+      expect(polls.length).toBeGreaterThanOrEqual(1);
+      expect(polls.length).toBeLessThanOrEqual(3);
+      const setHidden = (hidden: boolean) =>
+        page.evaluate(`Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} }); document.dispatchEvent(new Event('visibilitychange'))`);
+      await setHidden(true);
+      const whileHidden = polls.length;
+      await page.waitForTimeout(4_500);
+      expect(polls.length).toBe(whileHidden);
+      const shownAt = Date.now();
+      await setHidden(false);
+      await expect.poll(() => polls.length, { timeout: 1_500, interval: 50 }).toBe(whileHidden + 1);
+      expect(polls.at(-1)! - shownAt).toBeLessThan(1_000);
+    } finally {
+      page.off('request', onRequest);
+    }
+    expect(consoleErrors).toEqual([]);
+  }, 30_000);
 });
