@@ -40,11 +40,17 @@ describe('status routes', () => {
     expect((await fetch(harness.url + '/status')).status).toBe(404);
 
     // No admin keys: the data is open (the page had to be switched on explicitly).
-    await harness.anthropic.messages.create({ model: 'via-messages', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] });
+    const reply = await harness.anthropic.messages.create({ model: 'via-messages', max_tokens: 16, messages: [{ role: 'user', content: 'hello PROMPT-MARKER-5521' }] });
+    const answerText = reply.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    expect(answerText.length).toBeGreaterThan(5);
     const res = await fetch(harness.url + '/gw/status.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const body = (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const text = await res.text();
+    // Metadata only: neither the prompt nor the answer the upstream gave.
+    expect(text).not.toContain('PROMPT-MARKER');
+    expect(text).not.toContain(answerText);
+    const body = JSON.parse(text) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(Object.keys(body)).toEqual(['schema', 'generated_at', 'instance', 'routes', 'deployments', 'untracked_deployments', 'traffic', 'access', 'recent']);
     expect(body.instance).toMatchObject({ version: JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version, workers: 1, draining: false, instances: null, last_reload: null });
     expect(body.instance.config.sha256).toMatch(/^[0-9a-f]{12}$/);
