@@ -33,7 +33,7 @@ beforeAll(async () => {
       const model = (req.body as { model?: string } | undefined)?.model;
       if (model === 'broken-upstream') return { kind: 'http-error', status: 500, message: 'scripted failure' };
       const reply = { kind: 'reply' as const, blocks: [{ type: 'text' as const, text: ANSWER }], usage: { input: 40, output: 12 } };
-      if (model === 'slow-upstream') return { kind: 'stall', afterBlocks: reply.blocks, ms: 4000 };
+      if (model === 'slow-upstream') return { kind: 'stall', afterBlocks: reply.blocks, ms: 6000 };
       return reply;
     },
   });
@@ -162,12 +162,12 @@ describe('status page in chromium', () => {
     expect(await rpm.getAttribute('aria-valuenow')).toBe('3');
 
     // Long streams: the in-flight count and open streams rise while they last, then fall back.
-    expect(await text('#in-flight')).toBe('0');
+    await expect.poll(async () => text('#in-flight'), { timeout: 6_000 }).toBe('0');
     const streams = [1, 2, 3].map(async () => {
       const s = anthropic(KEYS.ops).messages.stream({ model: 'slow', max_tokens: 64, messages: [{ role: 'user', content: PROMPT }] });
       return s.finalMessage();
     });
-    await expect.poll(async () => Number(await text('#in-flight')), { timeout: 4_000, interval: 200 }).toBe(3);
+    await expect.poll(async () => Number(await text('#in-flight')), { timeout: 6_000, interval: 200 }).toBe(3);
     expect(Number(await text('#open-streams'))).toBe(3);
     expect(await page.locator('#doors tr[data-door="messages"] td.in-flight').innerText()).toBe('3');
     // Under load: the screenshot for the README.
@@ -178,7 +178,7 @@ describe('status page in chromium', () => {
     expect(existsSync(shot)).toBe(true);
     if (process.env.UPDATE_STATUS_SCREENSHOT === '1') copyFileSync(shot, join(ROOT, 'docs', 'status-page.png'));
     for (const m of await Promise.all(streams)) expect(m.content[0]).toMatchObject({ type: 'text', text: ANSWER });
-    await expect.poll(async () => Number(await text('#in-flight')), { timeout: 6_000, interval: 200 }).toBe(0);
+    await expect.poll(async () => Number(await text('#in-flight')), { timeout: 8_000, interval: 200 }).toBe(0);
 
     // The request list: every request above (7 + 3 + 4 + 3), newest first, with its metadata.
     await expect.poll(async () => page.locator('#recent tr').count(), { timeout: 6_000 }).toBe(17);
