@@ -14,6 +14,7 @@ import { requestIdFor, sendError } from './http/reply-helpers.js';
 import { registerGenerationRoutes } from './http/routes/generation-routes.js';
 import { registerModelRoutes } from './http/routes/model-routes.js';
 import { registerOpsRoutes } from './http/routes/ops-routes.js';
+import { registerStatusRoutes } from './http/routes/status-routes.js';
 import { registerStoredResponseRoutes } from './http/routes/stored-response-routes.js';
 import { registerTokenCountRoutes } from './http/routes/token-count-routes.js';
 import { registerUsageRoutes } from './http/routes/usage-routes.js';
@@ -24,6 +25,9 @@ import { createStateStore } from './state/create-state-store.js';
 import { shareCircuits } from './router/circuit-sync.js';
 import { DeploymentHealth } from './router/deployment-health.js';
 import { ModelTable } from './router/model-table.js';
+import { InstanceRegistry } from './status/instance-registry.js';
+import { packageVersion } from './status/package-root.js';
+import { StatusService } from './status/status-service.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -38,6 +42,8 @@ export interface BuildOptions {
   logger?: Logger;
   /** Replaces the /metrics source (the cluster primary's merged view in --workers mode). */
   metricsText?: () => Promise<string>;
+  /** --workers: the process count and the primary's pid (instance id on Redis). */
+  workers?: { count: number; primaryPid: number };
 }
 
 export function buildApp(config: GatewayConfig, options: BuildOptions = {}): BuiltApp {
@@ -70,7 +76,27 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     logger,
     secrets: collectSecrets(config),
     metricsText: options.metricsText ?? (() => obs.metricsText()),
+    status: undefined as unknown as StatusService,
+    draining: false,
   };
+  ctx.status = new StatusService({
+    config: () => ctx.config,
+    health,
+    stateStore,
+    access,
+    draining: () => ctx.draining,
+    redact: (text) => obs.redact(text),
+  });
+  if (options.workers) {
+    ctx.status.workers = options.workers.count;
+    ctx.status.primaryPid = options.workers.primaryPid;
+  }
+  // The windows cost a few array writes per request: kept only when the page can be shown.
+  if (config.status.enabled) obs.setTap(ctx.status.collector);
+  if (stateStore.backend === 'redis') {
+    ctx.status.instances = new InstanceRegistry(stateStore, packageVersion(), ctx.status.primaryPid);
+    ctx.status.instances.start();
+  }
   obs.setSecrets(ctx.secrets);
   obs.setModelLabels(config.models.map((m) => m.name));
   obs.setProviderLabels([...config.providers.keys()]);
@@ -100,7 +126,9 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   registerOpsRoutes(app, ctx, () => ready);
   registerStoredResponseRoutes(app, ctx);
   registerUsageRoutes(app, ctx);
+  registerStatusRoutes(app, ctx);
   app.addHook('onClose', async () => {
+    ctx.status.instances?.stop();
     await ctx.http.close();
     unshare?.();
     await ctx.stateStore.close();
@@ -122,6 +150,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
       obs.setProviderLabels([...next.providers.keys()]);
       setAccessLabels(obs, next);
       obs.seedCircuitStates(configuredDeployments(next));
+      obs.setTap(next.status.enabled ? ctx.status.collector : undefined);
       ctx.http.retain(next.providers.values());
     },
     setReady(value: boolean) {

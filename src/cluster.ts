@@ -6,6 +6,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { clusterMetrics, serveWorkerMetrics } from './observability/cluster-metrics.js';
+import { statusBroker } from './status/cluster-status.js';
 
 const ASK = 'switchyard:metrics?';
 /** A worker's exit code when its start-up failed for good (main.ts). */
@@ -21,6 +22,7 @@ interface MetricsMessage {
 
 export function runPrimary(workers: number, logger: Logger, graceMs: number): void {
   const metrics = clusterMetrics();
+  const status = statusBroker();
   let closing = false;
   let exitCode = 0;
   const fork = (): Worker => {
@@ -32,6 +34,7 @@ export function runPrimary(workers: number, logger: Logger, graceMs: number): vo
         (err: Error) => worker.send({ type: ANSWER, id: msg.id, error: err.message }),
       );
     });
+    status.attach(worker);
     return worker;
   };
   for (let i = 0; i < workers; i++) fork();

@@ -8,6 +8,8 @@ import { ConfigError, loadConfig } from './config/load-config.js';
 import { createLogger } from './observability/logger.js';
 import { createConfigReloader } from './config/reload.js';
 import { connectStateStore } from './state/create-state-store.js';
+import { workerStatusParts } from './status/cluster-status.js';
+import { statusExposureWarning } from './status/exposure-warning.js';
 
 interface Args {
   config?: string;
@@ -50,14 +52,23 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger(config.logLevel);
+  // Once per machine (the primary, or the single process).
+  const statusExposed = cluster.isPrimary ? statusExposureWarning(config) : undefined;
+  if (statusExposed) logger.warn(statusExposed);
   if (workers > 1 && cluster.isPrimary) {
     if (config.authKeys.length === 0) logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
     runPrimary(workers, logger, config.server.shutdownGraceMs);
     return;
   }
-  const built = buildApp(config, { logger, metricsText: isWorker() ? workerMetricsText() : undefined });
-  if (isWorker()) serveMetricsToPrimary(built.ctx.obs.registry);
-  else if (config.authKeys.length === 0) {
+  const built = buildApp(config, {
+    logger,
+    metricsText: isWorker() ? workerMetricsText() : undefined,
+    workers: isWorker() ? { count: workers, primaryPid: process.ppid } : undefined,
+  });
+  if (isWorker()) {
+    serveMetricsToPrimary(built.ctx.obs.registry);
+    built.ctx.status.clusterParts = workerStatusParts(() => built.ctx.status.part());
+  } else if (config.authKeys.length === 0) {
     logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
   }
   try {
@@ -81,7 +92,14 @@ async function main(): Promise<void> {
   );
 
   // Hot reload (config/reload.ts): validate first, swap atomically, keep the running table on error.
-  const reloader = createConfigReloader({ file, env, defaultStateBackend, apply: (next) => built.reload(next), logger });
+  const reloader = createConfigReloader({
+    file,
+    env,
+    defaultStateBackend,
+    apply: (next) => built.reload(next),
+    logger,
+    onOutcome: (outcome, why) => built.ctx.status.reloaded({ ok: outcome.status === 'applied', why, error: outcome.status === 'refused' ? outcome.error : undefined }),
+  });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', true));
   reloader.watch();
 

@@ -23,8 +23,11 @@ export function defaultConfig(env: Record<string, string | undefined>): RawConfi
     models['o[0-9]*'] = { provider: 'openai' };
     models['codex-*'] = { provider: 'openai' };
   }
+  const host = env.SWITCHYARD_HOST || '127.0.0.1';
   return {
-    server: { host: env.SWITCHYARD_HOST || '127.0.0.1', port: env.SWITCHYARD_PORT ? Number(env.SWITCHYARD_PORT) : 8080 },
+    server: { host, port: env.SWITCHYARD_PORT ? Number(env.SWITCHYARD_PORT) : 8080 },
+    // The status page, for the demo on this machine only: not when the gateway listens beyond loopback.
+    status: { enabled: host === '127.0.0.1' || host === '::1' || host === 'localhost' },
     providers,
     models,
   };

@@ -102,6 +102,7 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
     auth,
     logLevel: cfg.log?.level ?? 'info',
     metrics: { enabled: cfg.metrics?.enabled ?? true, port: cfg.metrics?.port ?? 0 },
+    status: { enabled: cfg.status?.enabled ?? false, pathPrefix: cfg.status?.path_prefix ?? '' },
     responsesStore: resolveResponsesStore(cfg, state, authKeys.length),
     state,
     providers,

@@ -33,6 +33,8 @@ export interface ConfigReloaderOptions {
   debounceMs?: number;
   /** The text the running configuration was loaded from (so an untouched file is not reloaded). */
   initialText?: string;
+  /** Told every outcome but "unchanged" (the status page's last reload). */
+  onOutcome?: (outcome: ReloadOutcome, why: string) => void;
 }
 
 export interface ConfigReloader {
@@ -70,8 +72,15 @@ export function createConfigReloader(options: ConfigReloaderOptions): ConfigRelo
     return { status: 'applied', config: next };
   };
 
+  // Every outcome goes through here to the onOutcome hook, whoever asked for the reload.
+  const reported = (why: string, force = false): ReloadOutcome => {
+    const outcome = reload(why, force);
+    if (outcome.status !== 'unchanged') options.onOutcome?.(outcome, why);
+    return outcome;
+  };
+
   return {
-    reload,
+    reload: reported,
     watch() {
       if (!file || watcher) return;
       const dir = dirname(resolve(file));
@@ -83,7 +92,7 @@ export function createConfigReloader(options: ConfigReloaderOptions): ConfigRelo
         if (pending) clearTimeout(pending);
         pending = setTimeout(() => {
           pending = undefined;
-          reload('file changed');
+          reported('file changed');
         }, debounceMs);
       });
       watcher.unref();

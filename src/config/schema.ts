@@ -208,6 +208,17 @@ export const ConfigSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    status: Type.Optional(
+      Type.Object(
+        {
+          /** Serve GET /status and /status.json (docs/status.md). */
+          enabled: Type.Optional(Type.Boolean()),
+          /** Serve them under a sub-path, e.g. /gateway (a proxy that does not strip its prefix). */
+          path_prefix: Type.Optional(Type.String({ pattern: '^(/[A-Za-z0-9._~-]+)*$', maxLength: 200 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     responses_store: Type.Optional(
       Type.Object(
         {

@@ -165,6 +165,8 @@ export interface GatewayConfig {
   auth: AuthConfig;
   logLevel: string;
   metrics: { enabled: boolean; port: number };
+  /** The status page (GET <pathPrefix>/status, /status.json); pathPrefix '' or '/a/b'. */
+  status: { enabled: boolean; pathPrefix: string };
   /** maxEntries: the older count bound of the in-process store; maxBytes: the byte bound of the state namespace. */
   responsesStore: {
     maxEntries: number;

@@ -23,7 +23,8 @@ export function registerAuthHook(app: FastifyInstance, ctx: AppContext, codecFor
   app.decorateRequest('caller', null);
   app.addHook('onRequest', (request, reply, done) => {
     const route = request.routeOptions.url;
-    if (route !== undefined && EXEMPT_ROUTES.has(route)) {
+    // Routes with `config: { ownAuth: true }` (the status page) check the caller themselves.
+    if (route !== undefined && (EXEMPT_ROUTES.has(route) || request.routeOptions.config?.ownAuth === true)) {
       done();
       return;
     }

@@ -8,6 +8,7 @@ import type { DeploymentHealth } from '../router/deployment-health.js';
 import type { ModelTable } from '../router/model-table.js';
 import type { ResponsesRepository } from '../responses-store/responses-repository.js';
 import type { StateStore } from '../state/types.js';
+import type { StatusService } from '../status/status-service.js';
 import type { AnswerSaver } from './answer-saver.js';
 
 export interface AppContext {
@@ -30,4 +31,8 @@ export interface AppContext {
   metricsText: () => Promise<string>;
   /** Every configured secret (gateway keys, provider keys), masked out of logged text. */
   secrets: string[];
+  /** The status page's windows and data (GET /status.json). */
+  status: StatusService;
+  /** True once the gateway is draining (shutdown): the status page shows it. Set here, nowhere else. */
+  draining: boolean;
 }

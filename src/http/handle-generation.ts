@@ -156,7 +156,7 @@ function runPlan(gen: Generation): Promise<void> {
       rec.errorKind = undefined;
     },
     onAttemptEnd(target, outcome) {
-      ctx.obs.recordAttempt(target.provider.name, outcome);
+      ctx.obs.recordAttempt(target.provider.name, outcome, target.deployment);
     },
     async runAttempt(target) {
       gen.attemptTarget = target;

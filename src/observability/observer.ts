@@ -9,6 +9,7 @@ import { CIRCUIT_STATE_VALUE, createMetrics, type CircuitStateName, type Gateway
 import { RequestLineWriter, requestLineFields, type RequestDurations } from './request-line.js';
 import { KeySeries, RequestSeries } from './request-series.js';
 import type { RequestRecord } from './request-record.js';
+import type { RequestTap } from './request-tap.js';
 
 export interface ObservabilityOptions {
   metricsEnabled: boolean;
@@ -58,6 +59,8 @@ export class Observability {
   private readonly requestSeries = new Map<string, RequestSeries>();
   private readonly keySeries = new Map<string, KeySeries>();
   private readonly inFlightByDoor = new Map<string, GaugeSink>();
+  /** The status page's windows (request-tap.ts), fed with or without metrics. */
+  private tap: RequestTap | undefined;
 
   constructor(options: ObservabilityOptions) {
     this.metricsEnabled = options.metricsEnabled;
@@ -120,18 +123,26 @@ export class Observability {
     this.mask = secretMasker(secrets);
   }
 
+  /** Install (or remove) the second reader of the request lifecycle: the status page's collector. */
+  setTap(tap: RequestTap | undefined): void {
+    this.tap = tap;
+  }
+
   // --- the request lifecycle --------------------------------------------------------------------
 
   /** A request arrived (the record is fresh: only frontDoor and tStart are known). */
   requestStarted(rec: RequestRecord): void {
+    this.tap?.requestStarted(rec);
     if (!this.m) return;
     this.inFlight(rec.frontDoor).inc();
   }
 
   /** SSE headers went to the caller; provider and lane are final from here on. Once per request. */
   streamOpened(rec: RequestRecord): void {
-    if (!this.m || rec.tStreamOpened !== 0) return;
+    if (rec.tStreamOpened !== 0 || (!this.m && !this.tap)) return;
     rec.tStreamOpened = performance.now();
+    this.tap?.streamOpened(rec);
+    if (!this.m) return;
     rec.lastEventAt = 0;
     this.m.openStreams.child(rec.frontDoor).inc();
     // Bind the per-event series now, so eventWritten does no label work at all.
@@ -163,6 +174,7 @@ export class Observability {
     const ttftMs = rec.stream && rec.tFirstToken !== 0 ? rec.tFirstToken - rec.tStart : -1;
     const spans: RequestDurations = { totalMs, upstreamMs, overheadMs, ttftMs };
     if (this.m) this.recordMetrics(rec, spans);
+    this.tap?.requestFinished(rec, totalMs, ttftMs);
     if (this.requestLine.enabled) this.requestLine.write(requestLineFields(rec, spans, this.mask));
   }
 
@@ -216,8 +228,9 @@ export class Observability {
 
   // --- events outside the record --------------------------------------------------------------
 
-  /** One upstream attempt ended: outcome is "success" or a GatewayErrorKind. */
-  recordAttempt(provider: string, outcome: string): void {
+  /** One upstream attempt ended: outcome is "success" or a GatewayErrorKind; `deployment` feeds the status page. */
+  recordAttempt(provider: string, outcome: string, deployment?: string): void {
+    if (deployment !== undefined) this.tap?.attemptEnded(deployment, outcome);
     if (!this.m) return;
     this.m.upstreamAttempts.child(this.providers.value(provider), attemptOutcomeLabel(outcome)).inc();
   }

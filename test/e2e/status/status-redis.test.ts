@@ -1,0 +1,71 @@
+// On Redis (a real redis-server): the instances that share it are listed (a second instance announcing
+// on the same store appears; one that stops drops off after its TTL), usage is marked cluster-wide,
+// and the state store's reachability follows the server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../../src/config/load-config.js';
+import { createStateStore } from '../../../src/state/create-state-store.js';
+import { InstanceRegistry } from '../../../src/status/instance-registry.js';
+import { startHarness, type Harness } from '../../support/gateway-harness.js';
+import { redisServerAvailable, startRedisServer, type RedisServer } from '../../support/redis-server.js';
+
+const available = redisServerAvailable();
+let redis: RedisServer;
+let harness: Harness;
+
+beforeAll(async () => {
+  if (!available) return;
+  redis = await startRedisServer();
+  harness = await startHarness({
+    config: () => ({
+      status: { enabled: true },
+      state: { backend: 'redis', url: redis.url, key_prefix: 'status-test:' },
+      auth: { keys: [{ name: 'capped', key: 'k-capped-1', limits: { rpm: 5 } }] },
+    }),
+    apiKey: 'k-capped-1',
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await harness?.close();
+  await redis?.stop();
+});
+
+const status = async () => (await (await fetch(harness.url + '/status.json')).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe.skipIf(!available)('status on redis', () => {
+  it('lists the instances sharing the store, marks usage cluster-wide, and shows the store going away', async () => {
+    const config = resolveConfig({ providers: {}, models: {}, state: { backend: 'redis', url: redis.url, key_prefix: 'status-test:' } }, 'other');
+    const otherStore = createStateStore(config);
+    let now = Date.now();
+    const other = new InstanceRegistry(otherStore, '9.9.9', 424242, () => now);
+    other.start();
+    try {
+      await expect.poll(async () => (await status()).instance.instances.length, { timeout: 10_000 }).toBe(2);
+      const body = await status();
+      expect(body.instance.instances.map((i: { pid: number }) => i.pid)).toContain(424242);
+      expect(body.instance.instances.find((i: { pid: number }) => i.pid === 424242).version).toBe('9.9.9');
+      expect(body.instance.state).toEqual({ backend: 'redis', reachable: true, error: null });
+
+      await harness.anthropic.messages.create({ model: 'via-messages', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+      await new Promise((r) => setTimeout(r, 1100)); // the usage read is cached for a second
+      const access = (await status()).access;
+      expect(access).toMatchObject({ scope: 'cluster', backend: 'redis', error: null });
+      expect(access.keys[0].key).toBe('capped');
+      expect(access.keys[0].limits.find((l: { limit: string }) => l.limit === 'rpm')).toMatchObject({ used: 1, max: 5 });
+      // Not heard from for longer than the TTL: gone from the list.
+      await expect.poll(() => other.list().length, { timeout: 8_000 }).toBe(2); // the gateway announces every 5 s
+      now += 16_000;
+      expect(other.list()).toEqual([]);
+    } finally {
+      other.stop();
+      await otherStore.close();
+    }
+
+    await redis.kill();
+    await new Promise((r) => setTimeout(r, 1100));
+    const down = await status();
+    expect(down.instance.state.reachable).toBe(false);
+    expect(down.instance.state.error).toBeTruthy();
+    expect(down.access.error).toBeTruthy();
+  }, 60_000);
+});
