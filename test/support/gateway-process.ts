@@ -1,10 +1,10 @@
 // The real gateway as a child process (`node --import tsx src/main.ts`, as `npm start` runs it), on a
 // free loopback port, with a config written to a temp dir. Stopped by its own pid only.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface GatewayProcess {
   url: string;
@@ -33,11 +33,13 @@ export function freePort(): Promise<number> {
 /** Starts a gateway with `config` (JSON is YAML) and waits for /healthz, unless `wait` is false. */
 export async function startGatewayProcess(
   config: Record<string, unknown>,
-  options: { workers?: number; port?: number; wait?: boolean; readyMs?: number } = {},
+  /** `configFile`: where to write the config, relative to the repository (default: a fresh temp dir);
+   * for a screenshot that shows the config's path. */
+  options: { workers?: number; port?: number; wait?: boolean; readyMs?: number; configFile?: string } = {},
 ): Promise<GatewayProcess> {
   const port = options.port ?? (await freePort());
-  const dir = mkdtempSync(join(tmpdir(), 'switchyard-proc-'));
-  const file = join(dir, 'config.yaml');
+  if (options.configFile) mkdirSync(dirname(options.configFile), { recursive: true });
+  const file = options.configFile ?? join(mkdtempSync(join(tmpdir(), 'switchyard-proc-')), 'config.yaml');
   const server = { ...(config.server as object | undefined), host: '127.0.0.1', port };
   writeFileSync(file, JSON.stringify({ log: { level: 'warn' }, ...config, server }));
   const args = ['--import', 'tsx', 'src/main.ts', '--config', file];

@@ -65,7 +65,7 @@ beforeAll(async () => {
       flaky: { targets: [{ provider: 'up-broken', model: 'broken-upstream' }, { provider: 'up-messages', model: 'claude-upstream-1' }] },
       slow: { provider: 'up-messages', model: 'slow-upstream' },
     },
-  });
+  }, { configFile: '.tmp/status-demo/switchyard.yaml' });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
