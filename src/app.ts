@@ -7,6 +7,7 @@ import type { GatewayConfig } from './config/types.js';
 import { HttpClient } from './drivers/http-client.js';
 import { GatewayError } from './errors.js';
 import { AnswerSaver } from './http/answer-saver.js';
+import { InFlight } from './http/in-flight.js';
 import { registerAuthHook } from './http/auth-hook.js';
 import type { AppContext } from './http/context.js';
 import { codecForPath, frameworkErrorOptions, installFrameworkErrorHandling } from './http/framework-errors.js';
@@ -69,6 +70,8 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     logger,
     secrets: collectSecrets(config),
     metricsText: options.metricsText ?? (() => obs.metricsText()),
+    draining: false,
+    inFlight: new InFlight(),
   };
   obs.setSecrets(ctx.secrets);
   obs.setModelLabels(config.models.map((m) => m.name));

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from './config/load-config.js';
 import { createLogger } from './observability/logger.js';
 import { createConfigReloader } from './config/reload.js';
 import { connectStateStore } from './state/create-state-store.js';
+import { drainAndClose, drainBoundMs } from './http/drain.js';
 
 interface Args {
   config?: string;
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   if (workers > 1 && cluster.isPrimary) {
     if (config.authKeys.length === 0) logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
-    runPrimary(workers, logger, config.server.shutdownGraceMs);
+    runPrimary(workers, logger, drainBoundMs(config.server.drainDelayMs, config.server.shutdownGraceMs));
     return;
   }
   const built = buildApp(config, { logger, metricsText: isWorker() ? workerMetricsText() : undefined });
@@ -85,16 +86,23 @@ async function main(): Promise<void> {
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', true));
   reloader.watch();
 
+  // The drain (http/drain.ts): not ready at once, serve on for drain_delay_ms, stop accepting, let running
+  // requests finish for shutdown_grace_ms, end what is left with a retryable error, close. The running
+  // configuration's numbers apply (a reload may have changed them).
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    built.setReady(false);
     reloader.close();
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), config.server.shutdownGraceMs);
+    const { drainDelayMs, shutdownGraceMs } = built.ctx.config.server;
+    const force = setTimeout(() => process.exit(1), drainBoundMs(drainDelayMs, shutdownGraceMs) + 1000);
     force.unref();
-    await built.app.close();
+    try {
+      await drainAndClose(built.app, built.ctx, { drainDelayMs, graceMs: shutdownGraceMs, reason: signal });
+    } catch (err) {
+      logger.error({ err: (err as Error).message }, 'drain failed');
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -9,6 +9,7 @@ import type { ModelTable } from '../router/model-table.js';
 import type { ResponsesRepository } from '../responses-store/responses-repository.js';
 import type { StateStore } from '../state/types.js';
 import type { AnswerSaver } from './answer-saver.js';
+import type { InFlight } from './in-flight.js';
 
 export interface AppContext {
   /** Swapped atomically on reload; handlers read it once per request. */
@@ -30,4 +31,8 @@ export interface AppContext {
   metricsText: () => Promise<string>;
   /** Every configured secret (gateway keys, provider keys), masked out of logged text. */
   secrets: string[];
+  /** True from SIGTERM on (http/drain.ts): /readyz answers 503 while requests are still served. */
+  draining: boolean;
+  /** Generation requests being answered, for the drain (wait for them; cut them at the deadline). */
+  inFlight: InFlight;
 }

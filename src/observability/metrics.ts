@@ -218,6 +218,13 @@ export function createMetrics(options: MetricsOptions = {}) {
     registers,
   });
 
+  const shutdownCut = new Counter({
+    name: n('shutdown_cut_total'),
+    help: 'Requests and streams still running at the end of a shutdown grace, ended with the protocol\'s retryable error, by front door.',
+    labelNames: ['front_door'] as const,
+    registers,
+  });
+
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX });
 
   return {
@@ -249,5 +256,6 @@ export function createMetrics(options: MetricsOptions = {}) {
     budget,
     budgetSpent,
     stateErrors,
+    shutdownCut,
   };
 }
