@@ -3,13 +3,18 @@
 // One Set insert and delete per request; nothing else happens until a drain asks.
 import type { ServerResponse } from 'node:http';
 import type { InboundCodec } from '../codecs/types.js';
-import type { Generation } from './generation.js';
+
+/** What the cut touches of a Generation (structural: generation.ts sits above this file). */
+export interface CuttableGeneration {
+  shutdownCut: boolean;
+  readonly upstreamAbort: { abort(why: 'shutdown'): void } | undefined;
+}
 
 export interface InFlightEntry {
   readonly door: InboundCodec['protocol'];
   readonly res: ServerResponse;
   /** Set once the preamble has built it (undefined while authenticating, decoding, looking up state). */
-  gen: Generation | undefined;
+  gen: CuttableGeneration | undefined;
   /** Cut by the deadline: a Generation built later starts cut. */
   cut: boolean;
 }
