@@ -22,6 +22,8 @@ import { createLogger } from './observability/logger.js';
 import { Observability } from './observability/observer.js';
 import { ResponsesRepository } from './responses-store/responses-repository.js';
 import { createStateStore } from './state/create-state-store.js';
+import { InstanceRegistry } from './state/instance-registry.js';
+import { sharedNotice } from './state/sharing-notice.js';
 import { shareCircuits } from './router/circuit-sync.js';
 import { DeploymentHealth } from './router/deployment-health.js';
 import { ModelTable } from './router/model-table.js';
@@ -72,6 +74,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     metricsText: options.metricsText ?? (() => obs.metricsText()),
     draining: false,
     inFlight: new InFlight(),
+    instances: stateStore.backend === 'redis' ? instanceRegistry(stateStore, obs, logger) : undefined,
   };
   obs.setSecrets(ctx.secrets);
   obs.setModelLabels(config.models.map((m) => m.name));
@@ -103,6 +106,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   registerStoredResponseRoutes(app, ctx);
   registerUsageRoutes(app, ctx);
   app.addHook('onClose', async () => {
+    await ctx.instances?.stop();
     await ctx.http.close();
     unshare?.();
     await ctx.stateStore.close();
@@ -130,6 +134,21 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
       ready = value;
     },
   };
+}
+
+/** The instances on a shared Redis: counted in a gauge; the first sighting of another is logged once. */
+function instanceRegistry(store: ReturnType<typeof createStateStore>, obs: Observability, logger: Logger): InstanceRegistry {
+  let told = false;
+  return new InstanceRegistry(store, {
+    onCount(count) {
+      obs.setInstances(count);
+      if (count > 1 && !told) {
+        told = true;
+        logger.info({ instances: count }, sharedNotice(count));
+      }
+    },
+    onError: (err) => logger.warn({ err: obs.safeError(err) }, 'instance heartbeat not published'),
+  });
 }
 
 /** Key and team names bound the key/team labels; configured budgets feed the budget gauge. */

@@ -9,6 +9,7 @@ import { createLogger } from './observability/logger.js';
 import { createConfigReloader } from './config/reload.js';
 import { connectStateStore } from './state/create-state-store.js';
 import { drainAndClose, drainBoundMs } from './http/drain.js';
+import { isLoopbackHost, localBackendNotice } from './state/sharing-notice.js';
 
 interface Args {
   config?: string;
@@ -74,6 +75,11 @@ async function main(): Promise<void> {
   logger.info({ backend: config.state.backend, ...(config.state.backend === 'file' ? { path: config.state.path } : {}) }, 'state store ready');
   await built.app.listen({ host: config.server.host, port: config.server.port });
   built.setReady(true);
+  built.ctx.instances?.start();
+  // Reachable from other machines on a per-machine backend: say once what that means (one worker says it).
+  if (config.state.backend !== 'redis' && !isLoopbackHost(config.server.host) && (cluster.worker?.id ?? 1) === 1) {
+    logger.warn({ backend: config.state.backend }, localBackendNotice(config.state.backend));
+  }
   const address = built.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   logger.info(

@@ -7,6 +7,7 @@ import type { Observability } from '../observability/observer.js';
 import type { DeploymentHealth } from '../router/deployment-health.js';
 import type { ModelTable } from '../router/model-table.js';
 import type { ResponsesRepository } from '../responses-store/responses-repository.js';
+import type { InstanceRegistry } from '../state/instance-registry.js';
 import type { StateStore } from '../state/types.js';
 import type { AnswerSaver } from './answer-saver.js';
 import type { InFlight } from './in-flight.js';
@@ -35,4 +36,6 @@ export interface AppContext {
   draining: boolean;
   /** Generation requests being answered, for the drain (wait for them; cut them at the deadline). */
   inFlight: InFlight;
+  /** Redis backend: the gateway processes sharing the store (started by main.ts once connected). */
+  instances: InstanceRegistry | undefined;
 }

@@ -225,6 +225,14 @@ export function createMetrics(options: MetricsOptions = {}) {
     registers,
   });
 
+  const instances = new Gauge({
+    name: n('instances'),
+    help: 'Gateway processes seen on the shared state store (Redis heartbeats within 15 s), this one included; 1 on the memory and file backends.',
+    registers,
+    // Every worker sees the same set: never sum it.
+    aggregator: 'max',
+  });
+
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX });
 
   return {
@@ -257,5 +265,6 @@ export function createMetrics(options: MetricsOptions = {}) {
     budgetSpent,
     stateErrors,
     shutdownCut,
+    instances,
   };
 }

@@ -69,6 +69,7 @@ export class Observability {
     // Every op shows as 0 from the start: a healthy store has a flat line, not an empty panel.
     if (this.m) for (const op of STATE_OPS) this.m.stateErrors.labels(op).inc(0);
     if (this.m) for (const door of ['messages', 'responses']) this.m.shutdownCut.labels(door).inc(0);
+    this.m?.instances.set(1);
   }
 
   // --- configuration (start and reload) ---------------------------------------------------------
@@ -282,6 +283,11 @@ export class Observability {
   /** Requests the drain's deadline ended (http/in-flight.ts), per front door. */
   recordShutdownCut(frontDoor: 'messages' | 'responses', count: number): void {
     if (this.m && count > 0) this.m.shutdownCut.labels(frontDoor).inc(count);
+  }
+
+  /** Gateway processes seen on the shared state store (state/instance-registry.ts). */
+  setInstances(count: number): void {
+    this.m?.instances.set(count);
   }
 
   recordStateError(op: string): void {

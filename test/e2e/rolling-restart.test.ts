@@ -219,6 +219,12 @@ async function rollingRestart(prefix: string, drainDelayMs: number): Promise<{ t
   try {
     for (const port of ports) gateways.push(await startGatewayProcess(config, { port }));
     for (let i = 0; i < INSTANCES; i++) await lb.waitUp(i);
+    // Each instance registered itself on the Redis: /readyz names the others, the gauge counts all three.
+    const readyz = (await (await fetch(gateways[0]!.url + '/readyz')).json()) as { instances?: number; others?: { pid: number }[] };
+    expect(readyz.instances).toBe(INSTANCES);
+    expect(readyz.others!.map((o) => o.pid).sort()).toEqual(gateways.slice(1).map((g) => g.pid).sort());
+    expect(await (await fetch(gateways[1]!.url + '/metrics')).text()).toMatch(/^switchyard_instances 3$/m);
+    for (const g of gateways) expect(g.output()).toMatch(/[23] gateway instances share this Redis: stored Responses/);
     let stopped = false;
     const started = Date.now();
     const load = runLoad(lb.url, () => stopped);

@@ -25,10 +25,12 @@ export function registerOpsRoutes(app: FastifyInstance, ctx: AppContext, isReady
     const health = await probe.check();
     // With state.required: false the instance serves without its store (stateful requests get 503), so it stays ready.
     const ok = health.reachable || !state.required;
+    // Redis: the other gateway processes heard on the store (state/instance-registry.ts).
+    const others = ctx.instances?.list().slice(1).map((i) => ({ id: i.id, host: i.host, pid: i.pid }));
     reply
       .code(ok ? 200 : 503)
       .type('application/json')
-      .send(JSON.stringify({ status: ok ? 'ready' : 'state_unavailable', state: { backend: state.backend, ...health } }));
+      .send(JSON.stringify({ status: ok ? 'ready' : 'state_unavailable', state: { backend: state.backend, ...health }, ...(others ? { instances: others.length + 1, others } : {}) }));
   });
   app.get('/metrics', async (_request, reply) => {
     reply.type(ctx.obs.metricsContentType).send(await ctx.metricsText());
