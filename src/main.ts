@@ -9,7 +9,7 @@ import { createLogger } from './observability/logger.js';
 import { createConfigReloader } from './config/reload.js';
 import { connectStateStore } from './state/create-state-store.js';
 import { drainAndClose, drainBoundMs } from './http/drain.js';
-import { isLoopbackHost, localBackendNotice } from './state/sharing-notice.js';
+import { localBackendWarning } from './state/sharing-notice.js';
 
 interface Args {
   config?: string;
@@ -77,9 +77,8 @@ async function main(): Promise<void> {
   built.setReady(true);
   built.ctx.instances?.start();
   // Reachable from other machines on a per-machine backend: say once what that means (one worker says it).
-  if (config.state.backend !== 'redis' && !isLoopbackHost(config.server.host) && (cluster.worker?.id ?? 1) === 1) {
-    logger.warn({ backend: config.state.backend }, localBackendNotice(config.state.backend));
-  }
+  const notice = localBackendWarning(config.state.backend, config.server.host);
+  if (notice && (cluster.worker?.id ?? 1) === 1) logger.warn({ backend: config.state.backend }, notice);
   const address = built.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   logger.info(

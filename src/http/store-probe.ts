@@ -6,10 +6,10 @@ import type { StateStore } from '../state/types.js';
 
 const FRESH_MS = 1000;
 
+/** Only whether: /readyz needs no key, so the store's address and the cause stay in the log and the
+ * `switchyard_state_errors_total{op="ping"}` count. */
 export interface StoreHealth {
   reachable: boolean;
-  /** Why it is not (the error's message; the store's address is never in it). */
-  error?: string;
 }
 
 export class StoreProbe {
@@ -23,7 +23,7 @@ export class StoreProbe {
     if (this.last !== undefined && now - this.at < FRESH_MS) return this.last;
     const refresh = (this.running ??= this.store.ping().then(
       () => this.settle({ reachable: true }),
-      (err: unknown) => this.settle({ reachable: false, error: err instanceof Error ? err.message : String(err) }),
+      () => this.settle({ reachable: false }),
     ));
     return this.last ?? refresh;
   }

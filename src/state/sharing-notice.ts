@@ -8,6 +8,11 @@ export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
+/** The warning for a gateway other machines can reach whose state is its own, else undefined. */
+export function localBackendWarning(backend: 'memory' | 'file' | 'redis', host: string): string | undefined {
+  return backend === 'redis' || isLoopbackHost(host) ? undefined : localBackendNotice(backend);
+}
+
 export function localBackendNotice(backend: 'memory' | 'file'): string {
   const scope = backend === 'memory' ? 'this process' : 'this machine';
   return (

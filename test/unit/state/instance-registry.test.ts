@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InstanceRegistry } from '../../../src/state/instance-registry.js';
 import { MemoryStateStore } from '../../../src/state/memory-store.js';
-import { isLoopbackHost, localBackendNotice, sharedNotice } from '../../../src/state/sharing-notice.js';
+import { isLoopbackHost, localBackendNotice, localBackendWarning, sharedNotice } from '../../../src/state/sharing-notice.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const started: InstanceRegistry[] = [];
@@ -61,6 +61,10 @@ describe('instance registry', () => {
     expect(isLoopbackHost('0.0.0.0')).toBe(false);
     expect(localBackendNotice('memory')).toMatch(/per process.*N times each limit.*state\.backend redis/);
     expect(localBackendNotice('file')).toMatch(/per machine/);
+    expect(localBackendWarning('memory', '0.0.0.0')).toBe(localBackendNotice('memory'));
+    expect(localBackendWarning('file', '10.0.0.5')).toBe(localBackendNotice('file'));
+    expect(localBackendWarning('memory', '127.0.0.1')).toBeUndefined();
+    expect(localBackendWarning('redis', '0.0.0.0')).toBeUndefined();
     expect(sharedNotice(3)).toMatch(/^3 gateway instances share this Redis: .*rate limits.*cluster-wide/);
   });
 });
