@@ -64,7 +64,8 @@ export function runPrimary(workers: number, logger: Logger, graceMs: number): vo
     if (closing) return;
     closing = true;
     logger.info({ signal, workers }, 'drain: shutting down workers (each drains)');
-    each((w) => w.process.kill('SIGTERM'));
+    // The same signal: SIGTERM drains with the delay, SIGINT (a terminal) without.
+    each((w) => w.process.kill(signal));
     setTimeout(() => process.exit(exitCode || 1), graceMs + 1000).unref();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

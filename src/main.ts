@@ -94,12 +94,14 @@ async function main(): Promise<void> {
   // The drain (http/drain.ts): not ready at once, serve on for drain_delay_ms, stop accepting, let running
   // requests finish for shutdown_grace_ms, end what is left with a retryable error, close. The running
   // configuration's numbers apply (a reload may have changed them).
+  // SIGINT is a person at a terminal, not a load balancer: no drain delay.
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     reloader.close();
-    const { drainDelayMs, shutdownGraceMs } = built.ctx.config.server;
+    const { shutdownGraceMs } = built.ctx.config.server;
+    const drainDelayMs = signal === 'SIGINT' ? 0 : built.ctx.config.server.drainDelayMs;
     const force = setTimeout(() => process.exit(1), drainBoundMs(drainDelayMs, shutdownGraceMs) + 1000);
     force.unref();
     try {

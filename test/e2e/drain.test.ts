@@ -120,6 +120,9 @@ describe('drain under --workers 2', () => {
       { workers: 2 },
     );
     try {
+      // Both workers listening (and so handling SIGTERM), not only the first to answer.
+      const end = Date.now() + 30_000;
+      while (g.output().split('switchyard listening on').length - 1 < 2 && Date.now() < end) await sleep(100);
       const stream = await openStream(g.url, '/v1/messages', messagesBody('m', '[stream]'));
       const stopped = g.stop(20_000);
       await sleep(300);
@@ -141,7 +144,7 @@ describe('drain under --workers 2', () => {
       expect(await stopped).toBe(0);
       const out = g.output();
       for (const step of ['drain: not ready', 'drain: stopped accepting', 'drain: every running request and stream finished', 'drain: closed']) {
-        expect(out.split(step).length - 1, step).toBe(2);
+        expect(out.split(step).length - 1, step + '\n' + out.slice(-4000)).toBe(2);
       }
     } finally {
       await g.stop();
