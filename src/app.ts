@@ -7,6 +7,7 @@ import type { GatewayConfig } from './config/types.js';
 import { HttpClient } from './drivers/http-client.js';
 import { GatewayError } from './errors.js';
 import { AnswerSaver } from './http/answer-saver.js';
+import { InFlight } from './http/in-flight.js';
 import { registerAuthHook } from './http/auth-hook.js';
 import type { AppContext } from './http/context.js';
 import { codecForPath, frameworkErrorOptions, installFrameworkErrorHandling } from './http/framework-errors.js';
@@ -22,10 +23,11 @@ import { createLogger } from './observability/logger.js';
 import { Observability } from './observability/observer.js';
 import { ResponsesRepository } from './responses-store/responses-repository.js';
 import { createStateStore } from './state/create-state-store.js';
+import { InstanceRegistry } from './state/instance-registry.js';
+import { sharedNotice } from './state/sharing-notice.js';
 import { shareCircuits } from './router/circuit-sync.js';
 import { DeploymentHealth } from './router/deployment-health.js';
 import { ModelTable } from './router/model-table.js';
-import { InstanceRegistry } from './status/instance-registry.js';
 import { packageVersion } from './status/package-root.js';
 import { StatusService } from './status/status-service.js';
 
@@ -78,6 +80,8 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     metricsText: options.metricsText ?? (() => obs.metricsText()),
     status: undefined as unknown as StatusService,
     draining: false,
+    inFlight: new InFlight(),
+    instances: stateStore.backend === 'redis' ? instanceRegistry(stateStore, obs, logger) : undefined,
   };
   ctx.status = new StatusService({
     config: () => ctx.config,
@@ -93,10 +97,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   }
   // The windows cost a few array writes per request: kept only when the page can be shown.
   if (config.status.enabled) obs.setTap(ctx.status.collector);
-  if (stateStore.backend === 'redis') {
-    ctx.status.instances = new InstanceRegistry(stateStore, packageVersion(), ctx.status.primaryPid);
-    ctx.status.instances.start();
-  }
+  ctx.status.instances = ctx.instances;
   obs.setSecrets(ctx.secrets);
   obs.setModelLabels(config.models.map((m) => m.name));
   obs.setProviderLabels([...config.providers.keys()]);
@@ -128,7 +129,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   registerUsageRoutes(app, ctx);
   registerStatusRoutes(app, ctx);
   app.addHook('onClose', async () => {
-    ctx.status.instances?.stop();
+    await ctx.instances?.stop();
     await ctx.http.close();
     unshare?.();
     await ctx.stateStore.close();
@@ -157,6 +158,22 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
       ready = value;
     },
   };
+}
+
+/** The instances on a shared Redis: counted in a gauge; the first sighting of another is logged once. */
+function instanceRegistry(store: ReturnType<typeof createStateStore>, obs: Observability, logger: Logger): InstanceRegistry {
+  let told = false;
+  return new InstanceRegistry(store, {
+    version: packageVersion(),
+    onCount(count) {
+      obs.setInstances(count);
+      if (count > 1 && !told) {
+        told = true;
+        logger.info({ instances: count }, sharedNotice(count));
+      }
+    },
+    onError: (err) => logger.warn({ err: obs.safeError(err) }, 'instance heartbeat not published'),
+  });
 }
 
 /** Key and team names bound the key/team labels; configured budgets feed the budget gauge. */

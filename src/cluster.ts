@@ -1,7 +1,9 @@
 // --workers N: node:cluster workers share the listening port. Each worker keeps its own metrics
 // registry; /metrics on any worker asks the primary, which merges every worker's registry (prom-client's
 // AggregatorRegistry), so a scrape sees the whole process group. The primary restarts crashed workers
-// and forwards SIGHUP (reload) and SIGTERM/SIGINT (graceful close).
+// and forwards SIGHUP (reload) and SIGTERM/SIGINT: every worker drains at once (http/drain.ts: /readyz
+// 503, serve on for drain_delay_ms, stop accepting, finish or cut), none is restarted meanwhile, and the
+// primary exits when the last one has, or at the drain's bound.
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -20,6 +22,7 @@ interface MetricsMessage {
   error?: string;
 }
 
+/** `graceMs`: the longest a worker's drain may take (drainBoundMs). */
 export function runPrimary(workers: number, logger: Logger, graceMs: number): void {
   const metrics = clusterMetrics();
   const status = statusBroker();
@@ -63,8 +66,9 @@ export function runPrimary(workers: number, logger: Logger, graceMs: number): vo
   const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return;
     closing = true;
-    logger.info({ signal, workers }, 'shutting down workers');
-    each((w) => w.process.kill('SIGTERM'));
+    logger.info({ signal, workers }, 'drain: shutting down workers (each drains)');
+    // The same signal: SIGTERM drains with the delay, SIGINT (a terminal) without.
+    each((w) => w.process.kill(signal));
     setTimeout(() => process.exit(exitCode || 1), graceMs + 1000).unref();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

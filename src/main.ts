@@ -10,6 +10,8 @@ import { createConfigReloader } from './config/reload.js';
 import { connectStateStore } from './state/create-state-store.js';
 import { workerStatusParts } from './status/cluster-status.js';
 import { statusExposureWarning } from './status/exposure-warning.js';
+import { drainAndClose, drainBoundMs } from './http/drain.js';
+import { localBackendWarning } from './state/sharing-notice.js';
 
 interface Args {
   config?: string;
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
   if (statusExposed) logger.warn(statusExposed);
   if (workers > 1 && cluster.isPrimary) {
     if (config.authKeys.length === 0) logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
-    runPrimary(workers, logger, config.server.shutdownGraceMs);
+    runPrimary(workers, logger, drainBoundMs(config.server.drainDelayMs, config.server.shutdownGraceMs));
     return;
   }
   const built = buildApp(config, {
@@ -84,6 +86,10 @@ async function main(): Promise<void> {
   logger.info({ backend: config.state.backend, ...(config.state.backend === 'file' ? { path: config.state.path } : {}) }, 'state store ready');
   await built.app.listen({ host: config.server.host, port: config.server.port });
   built.setReady(true);
+  built.ctx.instances?.start();
+  // Reachable from other machines on a per-machine backend: say once what that means (one worker says it).
+  const notice = localBackendWarning(config.state.backend, config.server.host);
+  if (notice && (cluster.worker?.id ?? 1) === 1) logger.warn({ backend: config.state.backend }, notice);
   const address = built.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   logger.info(
@@ -103,16 +109,25 @@ async function main(): Promise<void> {
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', true));
   reloader.watch();
 
+  // The drain (http/drain.ts): not ready at once, serve on for drain_delay_ms, stop accepting, let running
+  // requests finish for shutdown_grace_ms, end what is left with a retryable error, close. The running
+  // configuration's numbers apply (a reload may have changed them).
+  // SIGINT is a person at a terminal, not a load balancer: no drain delay.
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    built.setReady(false);
     reloader.close();
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), config.server.shutdownGraceMs);
+    const { shutdownGraceMs } = built.ctx.config.server;
+    const drainDelayMs = signal === 'SIGINT' ? 0 : built.ctx.config.server.drainDelayMs;
+    const force = setTimeout(() => process.exit(1), drainBoundMs(drainDelayMs, shutdownGraceMs) + 1000);
     force.unref();
-    await built.app.close();
+    try {
+      await drainAndClose(built.app, built.ctx, { drainDelayMs, graceMs: shutdownGraceMs, reason: signal });
+    } catch (err) {
+      logger.error({ err: (err as Error).message }, 'drain failed');
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -97,6 +97,7 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
       bodyLimitBytes: server.body_limit_bytes ?? 32 * 1024 * 1024,
       heartbeatMs: server.heartbeat_ms ?? 10_000,
       shutdownGraceMs: server.shutdown_grace_ms ?? 10_000,
+      drainDelayMs: server.drain_delay_ms ?? 5_000,
     },
     authKeys,
     auth,

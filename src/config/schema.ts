@@ -190,8 +190,10 @@ export const ConfigSchema = Type.Object(
           port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
           body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
           heartbeat_ms: Type.Optional(Type.Integer({ minimum: 100 })),
-          /** Close grace on SIGTERM. */
+          /** Close grace on SIGTERM: running requests and streams may finish for this long once accepting stops. */
           shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+          /** On SIGTERM, keep accepting and serving this long with /readyz at 503 (a load balancer's time to stop sending). */
+          drain_delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
         },
         { additionalProperties: false },
       ),

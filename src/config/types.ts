@@ -158,7 +158,7 @@ export interface AuthConfig {
 // ---- end access ----
 
 export interface GatewayConfig {
-  server: { host: string; port: number; bodyLimitBytes: number; heartbeatMs: number; shutdownGraceMs: number };
+  server: { host: string; port: number; bodyLimitBytes: number; heartbeatMs: number; shutdownGraceMs: number; drainDelayMs: number };
   /** `auth.keys`: who may call (empty and no admin keys = open access). */
   authKeys: KeyConfig[];
   /** `auth.teams` and `auth.admin_keys`. */

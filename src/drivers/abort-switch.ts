@@ -5,7 +5,8 @@
 // listener and removes it when the body closes, which is all this keeps. It also remembers why it
 // was thrown (the first reason given wins).
 
-export type AbortWhy = 'client' | 'timeout';
+/** client: the caller left; timeout: the provider's total time limit; shutdown: the drain's deadline. */
+export type AbortWhy = 'client' | 'timeout' | 'shutdown';
 
 export class AbortSwitch {
   aborted = false;

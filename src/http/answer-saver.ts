@@ -29,6 +29,11 @@ export class AnswerSaver {
     private readonly obs: Observability,
   ) {}
 
+  /** Resolves once every save started so far has landed or failed (a draining process waits for it). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.pending.values()].map((s) => s.done));
+  }
+
   /**
    * Once `res` has been given its last byte, builds the record and saves it. Never throws. When the caller
    * left before the end, nothing is saved (it never got the answer whose id it would continue from).

@@ -17,7 +17,7 @@ declare module 'fastify' {
 }
 
 /** Probes and scrapes need no key (routes of ops-routes.ts). */
-const EXEMPT_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/']);
+const EXEMPT_ROUTES = new Set(['/livez', '/healthz', '/readyz', '/metrics', '/']);
 
 export function registerAuthHook(app: FastifyInstance, ctx: AppContext, codecFor: (request: FastifyRequest) => InboundCodec): void {
   app.decorateRequest('caller', null);

@@ -7,9 +7,11 @@ import type { Observability } from '../observability/observer.js';
 import type { DeploymentHealth } from '../router/deployment-health.js';
 import type { ModelTable } from '../router/model-table.js';
 import type { ResponsesRepository } from '../responses-store/responses-repository.js';
+import type { InstanceRegistry } from '../state/instance-registry.js';
 import type { StateStore } from '../state/types.js';
 import type { StatusService } from '../status/status-service.js';
 import type { AnswerSaver } from './answer-saver.js';
+import type { InFlight } from './in-flight.js';
 
 export interface AppContext {
   /** Swapped atomically on reload; handlers read it once per request. */
@@ -33,6 +35,10 @@ export interface AppContext {
   secrets: string[];
   /** The status page's windows and data (GET /status.json). */
   status: StatusService;
-  /** True once the gateway is draining (shutdown): the status page shows it. Set here, nowhere else. */
+  /** True from SIGTERM on (http/drain.ts): /readyz answers 503 while requests are still served. */
   draining: boolean;
+  /** Generation requests being answered, for the drain (wait for them; cut them at the deadline). */
+  inFlight: InFlight;
+  /** Redis backend: the gateway processes sharing the store (started by main.ts once connected). */
+  instances: InstanceRegistry | undefined;
 }

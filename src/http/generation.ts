@@ -69,6 +69,8 @@ export class Generation {
   accessHeaders: Record<string, string> | undefined = undefined;
   /** Concurrency leases taken at admission, given back by accounting. */
   leases: readonly Lease[] = NO_LEASES;
+  /** Set when the drain's deadline ends this request (http/in-flight.ts): no further attempt. */
+  shutdownCut = false;
   private isCommitted = false;
 
   constructor(init: GenerationInit, responseId: string) {

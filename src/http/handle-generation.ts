@@ -32,6 +32,7 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
   const rec = new RequestRecord(requestId, codec.protocol, performance.now());
   ctx.obs.requestStarted(rec);
   const clientGone = new ClientGone();
+  const inFlight = ctx.inFlight.enter(codec.protocol, reply.raw);
   let gen: Generation | undefined;
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) {
@@ -42,6 +43,8 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
   });
   try {
     gen = openGeneration(ctx, codec, request, reply, requestId, rec, clientGone);
+    inFlight.gen = gen;
+    if (inFlight.cut) gen.shutdownCut = true;
     await admitGeneration(gen);
     await loadStoredState(gen);
     await runPlan(gen);
@@ -66,6 +69,7 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
       ctx.logger.error({ requestId, err: ctx.obs.safeError(err) }, 'accounting failed');
     });
   }
+  ctx.inFlight.leave(inFlight);
 }
 
 /**
@@ -142,6 +146,7 @@ function runPlan(gen: Generation): Promise<void> {
   return runAttempts(targets, ctx.health, {
     signal: gen.clientGone.signal,
     committed: () => gen.committed,
+    stopped: () => gen.shutdownCut,
     onAttemptStart({ target, attempt, fallback }) {
       if (fallback) {
         rec.fallbacks++;

@@ -218,6 +218,21 @@ export function createMetrics(options: MetricsOptions = {}) {
     registers,
   });
 
+  const shutdownCut = new Counter({
+    name: n('shutdown_cut_total'),
+    help: 'Requests and streams still running at the end of a shutdown grace, ended with the protocol\'s retryable error, by front door.',
+    labelNames: ['front_door'] as const,
+    registers,
+  });
+
+  const instances = new Gauge({
+    name: n('instances'),
+    help: 'Gateway processes seen on the shared state store (Redis heartbeats within 15 s), this one included; 1 on the memory and file backends.',
+    registers,
+    // Every worker sees the same set: never sum it.
+    aggregator: 'max',
+  });
+
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX });
 
   return {
@@ -249,5 +264,7 @@ export function createMetrics(options: MetricsOptions = {}) {
     budget,
     budgetSpent,
     stateErrors,
+    shutdownCut,
+    instances,
   };
 }

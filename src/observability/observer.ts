@@ -71,6 +71,8 @@ export class Observability {
     this.m = options.metricsEnabled ? createMetrics({ processMetrics: options.processMetrics ?? true }) : undefined;
     // Every op shows as 0 from the start: a healthy store has a flat line, not an empty panel.
     if (this.m) for (const op of STATE_OPS) this.m.stateErrors.labels(op).inc(0);
+    if (this.m) for (const door of ['messages', 'responses']) this.m.shutdownCut.labels(door).inc(0);
+    this.m?.instances.set(1);
   }
 
   // --- configuration (start and reload) ---------------------------------------------------------
@@ -291,6 +293,16 @@ export class Observability {
   }
 
   /** A call to the shared state store failed (the store's onError, and saves refused for size). */
+  /** Requests the drain's deadline ended (http/in-flight.ts), per front door. */
+  recordShutdownCut(frontDoor: 'messages' | 'responses', count: number): void {
+    if (this.m && count > 0) this.m.shutdownCut.labels(frontDoor).inc(count);
+  }
+
+  /** Gateway processes seen on the shared state store (state/instance-registry.ts). */
+  setInstances(count: number): void {
+    this.m?.instances.set(count);
+  }
+
   recordStateError(op: string): void {
     if (!this.m) return;
     this.m.stateErrors.labels(STATE_OPS.has(op) ? op : 'other').inc();

@@ -27,6 +27,8 @@ export interface AttemptHooks {
   committed(): boolean;
   /** Aborted when the caller leaves: stop trying, stop waiting. */
   signal: CallerSignal;
+  /** True when no further attempt may start (the instance is shutting down): the last error stands. */
+  stopped?(): boolean;
   /** Bookkeeping before each attempt (record, metrics). */
   onAttemptStart?(start: AttemptStart): void;
   /** Bookkeeping after each attempt: 'success' or the error kind. */
@@ -64,7 +66,7 @@ export async function runAttempts(targets: readonly RouteTarget[], health: Deplo
         const gerr = toGatewayError(err);
         lastError = gerr;
         hooks.onAttemptEnd?.(target, gerr.kind);
-        if (hooks.committed() || hooks.signal.aborted) throw gerr;
+        if (hooks.committed() || hooks.signal.aborted || hooks.stopped?.()) throw gerr;
         if (!retryable(gerr)) throw gerr;
         health.failure(target.deployment, target.provider.cooldown);
         // Our own credentials refused: retrying the same deployment cannot help; another may.

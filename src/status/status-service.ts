@@ -7,7 +7,7 @@ import type { GatewayConfig } from '../config/types.js';
 import type { CircuitState } from '../router/deployment-health.js';
 import type { StateStore } from '../state/types.js';
 import { configDigest } from './config-digest.js';
-import type { InstanceRegistry, InstanceSeen } from './instance-registry.js';
+import type { InstanceRegistry } from '../state/instance-registry.js';
 import { packageVersion } from './package-root.js';
 import { StatusCollector } from './status-collector.js';
 import { mergeParts, type ReloadRecord, type StatusPart } from './status-part.js';
@@ -96,7 +96,7 @@ export class StatusService {
     const [parts, probed] = await Promise.all([this.clusterParts ? this.clusterParts().catch(() => [this.part()]) : Promise.resolve([this.part()]), this.probed(config)]);
     const part = mergeParts(parts);
     const now = this.now();
-    const instances: InstanceSeen[] | null = this.instances ? this.instances.list() : null;
+    const instances: InstanceSeen[] | null = this.instances ? instancesJson(this.instances, now) : null;
     return {
       schema: STATUS_SCHEMA,
       generated_at: new Date(now).toISOString(),
@@ -169,4 +169,23 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
       },
     );
   });
+}
+
+/** One instance on the shared store, as status.json lists it. */
+export interface InstanceSeen {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  last_seen: string;
+}
+
+function instancesJson(registry: InstanceRegistry, now: number): InstanceSeen[] {
+  return registry.listSeen(now).map(({ info, seen }) => ({
+    id: info.id,
+    host: info.host,
+    pid: info.pid,
+    version: info.version,
+    last_seen: new Date(seen).toISOString(),
+  }));
 }

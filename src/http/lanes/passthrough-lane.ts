@@ -50,7 +50,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
       text = await readText(response.body, 256 * 1024 * 1024);
       obj = JSON.parse(text) as Record<string, unknown>;
     } catch (err) {
-      throw err instanceof SyntaxError ? new GatewayError('api_error', `upstream ${provider.name} sent a malformed body`) : transportError(err, provider.name);
+      throw err instanceof SyntaxError ? new GatewayError('api_error', `upstream ${provider.name} sent a malformed body`) : (call.abortError() ?? transportError(err, provider.name));
     } finally {
       call.finish();
     }

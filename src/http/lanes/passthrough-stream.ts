@@ -153,8 +153,7 @@ export function relayStream(gen: Generation, target: RouteTarget, call: Upstream
       call.finish();
       if (settled) return;
       const reason = call.abortReason();
-      const gerr =
-        reason === 'timeout' ? new GatewayError('timeout', `upstream ${providerName} exceeded its total time limit`) : transportError(err, providerName);
+      const gerr = call.abortError() ?? transportError(err, providerName);
       if (!sse) {
         settle(gerr);
         return;

@@ -33,7 +33,7 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
     try {
       json = JSON.parse(await readText(response.body, 256 * 1024 * 1024));
     } catch (err) {
-      throw err instanceof SyntaxError ? new GatewayError('api_error', `upstream ${provider.name} sent a malformed body`) : transportError(err, provider.name);
+      throw err instanceof SyntaxError ? new GatewayError('api_error', `upstream ${provider.name} sent a malformed body`) : (call.abortError() ?? transportError(err, provider.name));
     } finally {
       call.finish();
     }
@@ -73,8 +73,7 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
       delivery.sourceFailed(new GatewayError('api_error', 'caller disconnected'));
       return;
     }
-    const gerr = reason === 'timeout' ? new GatewayError('timeout', `upstream ${provider.name} exceeded its total time limit`) : transportError(err, provider.name);
-    delivery.sourceFailed(gerr);
+    delivery.sourceFailed(call.abortError() ?? transportError(err, provider.name));
   });
   return delivery.done;
 }

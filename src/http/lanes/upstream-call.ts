@@ -14,6 +14,8 @@ export interface UpstreamCall {
   abort: AbortSwitch;
   /** Why the upstream request was aborted, if it was. */
   abortReason(): AbortWhy | undefined;
+  /** The caller's error for an abort by the total timeout or the shutdown deadline (else undefined). */
+  abortError(): GatewayError | undefined;
   /** Clears the timers; call when the upstream body is done. */
   finish(): void;
 }
@@ -32,6 +34,7 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
   const abort = new AbortSwitch();
   gen.upstreamAbort = abort;
   if (gen.clientGone.signal.aborted) abort.abort('client');
+  else if (gen.shutdownCut) abort.abort('shutdown');
   const total = setTimeout(() => abort.abort('timeout'), provider.timeouts.totalMs);
   total.unref();
   const finish = () => {
@@ -48,8 +51,7 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
     response = await ctx.http.send(provider, { path: encoded.path, headers: encoded.headers, body: encoded.body, signal: abort });
   } catch (err) {
     finish();
-    if (abort.why === 'timeout') throw new GatewayError('timeout', `upstream ${provider.name} exceeded its total time limit`);
-    throw transportError(err, provider.name);
+    throw abortError(abort.why, provider.name) ?? transportError(err, provider.name);
   }
   rec.tUpstreamHeaders = performance.now();
   if (response.status < 200 || response.status >= 300) {
@@ -65,5 +67,13 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
   if (stream && platform?.platform.streamBody) response.body = platform.platform.streamBody(response.body);
   // Only an error reads the upstream's headers; a stream can run for minutes, so it does not keep them.
   response.headers = NO_HEADERS;
-  return { response, abort, abortReason: () => abort.why, finish };
+  return { response, abort, abortReason: () => abort.why, abortError: () => abortError(abort.why, provider.name), finish };
+}
+
+/** A shutdown cut is `overloaded` (529 / 503, `overloaded_error` / `server_is_overloaded`): every
+ * client retries it, and another instance will answer. */
+function abortError(why: AbortWhy | undefined, providerName: string): GatewayError | undefined {
+  if (why === 'timeout') return new GatewayError('timeout', `upstream ${providerName} exceeded its total time limit`);
+  if (why === 'shutdown') return new GatewayError('overloaded', 'the gateway instance is shutting down; retry the request');
+  return undefined;
 }

@@ -1,14 +1,36 @@
 // Operational endpoints: liveness, readiness, metrics, and a friendly root for HEAD/GET probes.
-import type { FastifyInstance } from 'fastify';
+// Probes never call an upstream (a probe every 500 ms must not cost a model call).
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
+import { StoreProbe } from '../store-probe.js';
+
+const LIVE = '{"status":"ok"}';
 
 export function registerOpsRoutes(app: FastifyInstance, ctx: AppContext, isReady: () => boolean): void {
-  app.get('/healthz', async (_request, reply) => {
-    reply.type('application/json').send('{"status":"ok"}');
-  });
+  // /livez: the process answers. /healthz is its older name, kept as an alias.
+  const live = async (_request: unknown, reply: FastifyReply) => {
+    reply.type('application/json').send(LIVE);
+  };
+  app.get('/livez', live);
+  app.get('/healthz', live);
+
+  // /readyz: 200 only when the config is loaded and the app listening, the instance is not draining, and
+  // (when the backend is shared and required) the state store answers. Its body says which is missing.
+  const probe = new StoreProbe(ctx.stateStore);
   app.get('/readyz', async (_request, reply) => {
-    if (isReady()) reply.type('application/json').send('{"status":"ready"}');
-    else reply.code(503).type('application/json').send('{"status":"starting"}');
+    if (!isReady()) return void reply.code(503).type('application/json').send('{"status":"starting"}');
+    if (ctx.draining) return void reply.code(503).type('application/json').send('{"status":"draining"}');
+    const state = ctx.config.state;
+    if (state.backend === 'memory') return void reply.type('application/json').send('{"status":"ready","state":{"backend":"memory","reachable":true}}');
+    const health = await probe.check();
+    // With state.required: false the instance serves without its store (stateful requests get 503), so it stays ready.
+    const ok = health.reachable || !state.required;
+    // Redis: the other gateway processes heard on the store (state/instance-registry.ts).
+    const others = ctx.instances?.list().slice(1).map((i) => ({ id: i.id, host: i.host, pid: i.pid }));
+    reply
+      .code(ok ? 200 : 503)
+      .type('application/json')
+      .send(JSON.stringify({ status: ok ? 'ready' : 'state_unavailable', state: { backend: state.backend, ...health }, ...(others ? { instances: others.length + 1, others } : {}) }));
   });
   app.get('/metrics', async (_request, reply) => {
     reply.type(ctx.obs.metricsContentType).send(await ctx.metricsText());

@@ -157,7 +157,7 @@ describe('auth hook: accepted keys', () => {
   });
 
   it('needs no key for health, readiness and metrics; unknown routes need one', async () => {
-    for (const path of ['/healthz', '/readyz', '/metrics', '/']) expect((await fetch(url + path)).status, path).toBe(200);
+    for (const path of ['/livez', '/healthz', '/readyz', '/metrics', '/']) expect((await fetch(url + path)).status, path).toBe(200);
     expect((await fetch(url + '/v1/nowhere')).status).toBe(401);
     expect((await fetch(url + '/v1/nowhere', { headers: { 'x-api-key': BOB } })).status).toBe(404);
   });

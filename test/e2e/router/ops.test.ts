@@ -11,17 +11,19 @@ describe('ops endpoints', () => {
     await h.close();
   });
 
-  it('GET /healthz is always ok', async () => {
-    const res = await fetch(h.url + '/healthz');
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await res.json()).toEqual({ status: 'ok' });
+  it('GET /livez and its older name /healthz are always ok', async () => {
+    for (const path of ['/livez', '/healthz']) {
+      const res = await fetch(h.url + path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({ status: 'ok' });
+    }
   });
 
   it('GET /readyz follows readiness (503 while starting or draining)', async () => {
     let res = await fetch(h.url + '/readyz');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ready' });
+    expect(await res.json()).toEqual({ status: 'ready', state: { backend: 'memory', reachable: true } });
     h.gateway.setReady(false);
     try {
       res = await fetch(h.url + '/readyz');
@@ -33,11 +35,22 @@ describe('ops endpoints', () => {
       h.gateway.setReady(true);
     }
     expect((await fetch(h.url + '/readyz')).status).toBe(200);
+    // Draining (SIGTERM): not ready, still alive, still serving.
+    h.gateway.ctx.draining = true;
+    try {
+      res = await fetch(h.url + '/readyz');
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({ status: 'draining' });
+      expect((await fetch(h.url + '/livez')).status).toBe(200);
+    } finally {
+      h.gateway.ctx.draining = false;
+    }
   });
 
   it('needs no credentials even when the gateway has keys', async () => {
     h.gateway.reload({ ...h.gateway.ctx.config, authKeys: [{ name: 't', key: 'secret-key-123' }] });
     expect((await fetch(h.url + '/healthz')).status).toBe(200);
+    expect((await fetch(h.url + '/livez')).status).toBe(200);
     expect((await fetch(h.url + '/readyz')).status).toBe(200);
   });
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/config/load-config.js';
 import { createStateStore } from '../../../src/state/create-state-store.js';
-import { InstanceRegistry } from '../../../src/status/instance-registry.js';
+import { InstanceRegistry } from '../../../src/state/instance-registry.js';
 import { startHarness, type Harness } from '../../support/gateway-harness.js';
 import { redisServerAvailable, startRedisServer, type RedisServer } from '../../support/redis-server.js';
 
@@ -36,14 +36,15 @@ describe.skipIf(!available)('status on redis', () => {
   it('lists the instances sharing the store, marks usage cluster-wide, and shows the store going away', async () => {
     const config = resolveConfig({ providers: {}, models: {}, state: { backend: 'redis', url: redis.url, key_prefix: 'status-test:' } }, 'other');
     const otherStore = createStateStore(config);
-    let now = Date.now();
-    const other = new InstanceRegistry(otherStore, '9.9.9', 424242, () => now);
+    // The gateway's registry is started by main.ts once the store is connected; the harness builds the app only.
+    harness.gateway.ctx.instances!.start();
+    const other = new InstanceRegistry(otherStore, { version: '9.9.9', heartbeatMs: 500 });
     other.start();
     try {
       await expect.poll(async () => (await status()).instance.instances.length, { timeout: 10_000 }).toBe(2);
       const body = await status();
-      expect(body.instance.instances.map((i: { pid: number }) => i.pid)).toContain(424242);
-      expect(body.instance.instances.find((i: { pid: number }) => i.pid === 424242).version).toBe('9.9.9');
+      expect(body.instance.instances.find((i: { id: string }) => i.id === other.self.id)).toMatchObject({ version: '9.9.9', pid: process.pid });
+      expect(body.instance.instances[0].id).toBe(harness.gateway.ctx.instances!.self.id);
       expect(body.instance.state).toEqual({ backend: 'redis', reachable: true, error: null });
 
       await harness.anthropic.messages.create({ model: 'via-messages', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
@@ -52,12 +53,11 @@ describe.skipIf(!available)('status on redis', () => {
       expect(access).toMatchObject({ scope: 'cluster', backend: 'redis', error: null });
       expect(access.keys[0].key).toBe('capped');
       expect(access.keys[0].limits.find((l: { limit: string }) => l.limit === 'rpm')).toMatchObject({ used: 1, max: 5 });
-      // Not heard from for longer than the TTL: gone from the list.
-      await expect.poll(() => other.list().length, { timeout: 8_000 }).toBe(2); // the gateway announces every 5 s
-      now += 16_000;
-      expect(other.list()).toEqual([]);
+      // An instance that says goodbye leaves the list.
+      await other.stop();
+      await expect.poll(async () => (await status()).instance.instances.length, { timeout: 5_000 }).toBe(1);
     } finally {
-      other.stop();
+      await other.stop();
       await otherStore.close();
     }
 

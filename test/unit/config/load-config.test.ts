@@ -37,6 +37,8 @@ models:
     const cfg = loadConfig({ file, env: { TEAM_A_KEY: 'k-team', ANTHROPIC_API_KEY: 'sk-ant', OPENAI_API_KEY: 'sk-oai' } });
     expect(cfg.server.port).toBe(9999);
     expect(cfg.server.bodyLimitBytes).toBe(32 * 1024 * 1024);
+    // The drain: 5 s of serving while the load balancer stops sending, then 10 s for running requests.
+    expect([cfg.server.drainDelayMs, cfg.server.shutdownGraceMs]).toEqual([5000, 10_000]);
     expect(cfg.authKeys).toEqual([{ name: 'team-a', key: 'k-team' }]);
     const openai = cfg.providers.get('openai')!;
     expect(openai.origin).toBe('https://api.openai.com');
@@ -58,6 +60,8 @@ models:
     );
     expect(bad('providers: {}\nmodels: {}\nsurprise: 1')).toThrow(ConfigError);
     expect(bad('providers: [')).toThrow(/not valid YAML/);
+    expect(bad('server: { drain_delay_ms: -1 }\nproviders: {}\nmodels: {}')).toThrow(/server\.drain_delay_ms/);
+    expect(loadConfig({ file: writeConfig('server: { drain_delay_ms: 0 }\nproviders: { d: { protocol: demo } }\nmodels: { m: { provider: d } }'), env: {} }).server.drainDelayMs).toBe(0);
   });
 
   it('the embedded default always has demo and switches vendors on with their keys', () => {

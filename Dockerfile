@@ -1,0 +1,57 @@
+# syntax=docker/dockerfile:1
+# Switchyard's image: built with dev dependencies, run with the production ones only (`npm ci --omit=dev`)
+# and the compiled dist/ on distroless Node 20 (no shell, no package manager), as the non-root user
+# 65532, with nothing written outside the state path and /tmp (so a read-only root filesystem works).
+#   docker build -t switchyard .
+#   docker run --rm -p 8080:8080 --read-only --tmpfs /tmp -e ANTHROPIC_API_KEY switchyard
+# Node handles SIGTERM itself (the drain: /readyz 503, serve on for server.drain_delay_ms, finish streams
+# within shutdown_grace_ms; see docs/deploy.md), so PID 1 needs no init; give `docker stop` a -t above
+# drain_delay_ms + shutdown_grace_ms. test/e2e/production-install.test.ts checks this install as non-root
+# on a read-only tree.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs20-debian12:nonroot
+
+# 1. Compile TypeScript with the dev dependencies.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# 2. The production dependencies alone (same base, so native prebuilt packages match the runtime's glibc).
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts=false && npm cache clean --force
+
+# 3. Runtime: dependencies + dist, owned by root and read-only to the process.
+FROM ${RUNTIME_IMAGE}
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="switchyard" \
+      org.opencontainers.image.description="A model gateway: Anthropic Messages and OpenAI Responses front doors over Anthropic, OpenAI Responses and Chat Completions upstreams." \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="https://github.com/switchyard/switchyard"
+WORKDIR /app
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+COPY package.json ./
+# The embedded default config (demo provider, plus Anthropic / OpenAI when their keys are set) listens on
+# all interfaces in a container; mount a file and pass --config (or SWITCHYARD_CONFIG) for your own.
+ENV NODE_ENV=production \
+    SWITCHYARD_HOST=0.0.0.0 \
+    SWITCHYARD_PORT=8080
+USER 65532:65532
+EXPOSE 8080
+STOPSIGNAL SIGTERM
+# Liveness with node itself (the image has no curl or shell). Kubernetes ignores this and uses the
+# Deployment's probes (deploy/kubernetes).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["/nodejs/bin/node", "-e", "fetch('http://127.0.0.1:'+(process.env.SWITCHYARD_PORT||8080)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# The distroless entrypoint is node: these are its arguments.
+CMD ["dist/main.js"]
