@@ -2,11 +2,14 @@
 // new platforms). Each platform loads its cloud SDK lazily, so a gateway without one never pays for it.
 import type { PlatformKind, ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
+import { createBedrockPlatform } from './bedrock.js';
 import type { Platform } from './types.js';
 
 type Factory = (provider: ProviderConfig) => Platform;
 
-const FACTORIES: Partial<Record<PlatformKind, Factory>> = {};
+const FACTORIES: Partial<Record<PlatformKind, Factory>> = {
+  bedrock: createBedrockPlatform,
+};
 
 const made = new WeakMap<ProviderConfig, Platform>();
 
