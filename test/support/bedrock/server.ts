@@ -25,6 +25,8 @@ export interface BedrockReceived extends ReceivedRequest {
   operation: BedrockOperation;
   auth: 'sigv4' | 'api-key';
   accessKeyId?: string;
+  /** The body text exactly as received. */
+  rawBody: string;
   /** CountTokens: the decoded invoke body. */
   invokeBody?: Record<string, unknown>;
 }
@@ -299,6 +301,7 @@ export async function startBedrockUpstream(opts: BedrockUpstreamOptions = {}): P
       headers: req.headers,
       body,
       stream: route.operation === 'invoke-with-response-stream',
+      rawBody: raw.toString('utf8'),
       modelId: route.modelId,
       operation: route.operation,
       auth,
