@@ -25,6 +25,8 @@ export interface BedrockReceived extends ReceivedRequest {
   operation: BedrockOperation;
   auth: 'sigv4' | 'api-key';
   accessKeyId?: string;
+  /** When it arrived (ms since the epoch). */
+  at: number;
   /** The body text exactly as received. */
   rawBody: string;
   /** CountTokens: the decoded invoke body. */
@@ -301,6 +303,7 @@ export async function startBedrockUpstream(opts: BedrockUpstreamOptions = {}): P
       headers: req.headers,
       body,
       stream: route.operation === 'invoke-with-response-stream',
+      at: Date.now(),
       rawBody: raw.toString('utf8'),
       modelId: route.modelId,
       operation: route.operation,
