@@ -6,11 +6,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MODELS, startHarness, type Harness, type UpstreamProtocol } from '../support/gateway-harness.js';
 import { ask, type Door, type Exchange } from '../support/door-clients.js';
 import { viewOf, type UpstreamView } from '../support/upstream-view.js';
+import { startBedrockMatrix } from '../support/bedrock/matrix.js';
+import type { BedrockReceived } from '../support/bedrock/server.js';
 
 interface Cell {
   door: Door;
   upstream: UpstreamProtocol;
   stream: boolean;
+  /** The cloud serving the upstream protocol; absent = the vendor's own API. */
+  platform?: 'bedrock';
 }
 
 interface Scenario {
@@ -26,10 +30,19 @@ const alias = (c: Cell) => MODELS[c.upstream].alias;
 const passthrough = (c: Cell) => c.door === c.upstream;
 
 function lastSeen(h: Harness, cell: Cell): UpstreamView {
-  const gen = h.upstream.received.filter((r) => !/count_tokens|input_tokens|models/.test(r.path));
+  const gen = h.upstream.received.filter((r) => !/count[_-]tokens|input_tokens|models/.test(r.path));
   const last = gen[gen.length - 1];
   if (!last) throw new Error('upstream received nothing');
   expect(last.protocol).toBe(cell.upstream);
+  if (cell.platform === 'bedrock') {
+    // Bedrock's envelope: the model in the path, the mode in the operation, the version in the body.
+    const r = last as BedrockReceived;
+    expect(r.auth).toBe('sigv4');
+    expect(r.body.model).toBeUndefined();
+    expect(r.body.stream).toBeUndefined();
+    expect(r.body.anthropic_version).toBe('bedrock-2023-05-31');
+    return viewOf(cell.upstream, { ...r.body, model: r.modelId, ...(r.stream ? { stream: true } : {}) });
+  }
   return viewOf(cell.upstream, last.body);
 }
 
@@ -291,19 +304,44 @@ describe('conformance matrix', () => {
     h.upstream.received.length = 0;
   });
 
-  for (const cell of cells) {
-    const label = `${cell.door} door → ${cell.upstream} upstream, ${cell.stream ? 'streamed' : 'not streamed'}`;
-    describe(label, () => {
-      for (const s of scenarios) {
-        const reason = s.unsupported?.(cell);
-        if (reason) {
-          it(`${s.name}: unsupported (${reason})`, () => {
-            expect(reason.length).toBeGreaterThan(0);
-          });
-        } else {
-          it(s.name, () => s.run(h, cell));
-        }
-      }
-    });
-  }
+  for (const cell of cells) describeCell(cell, () => h);
 });
+
+function describeCell(cell: Cell, harness: () => Harness): void {
+  const label = `${cell.door} door → ${cell.upstream} upstream${cell.platform ? ` on ${cell.platform}` : ''}, ${cell.stream ? 'streamed' : 'not streamed'}`;
+  describe(label, () => {
+    for (const s of scenarios) {
+      const reason = s.unsupported?.(cell);
+      if (reason) {
+        it(`${s.name}: unsupported (${reason})`, () => {
+          expect(reason.length).toBeGreaterThan(0);
+        });
+      } else {
+        it(s.name, () => s.run(harness(), cell));
+      }
+    }
+  });
+}
+
+/** The same scenarios with an upstream protocol served by a cloud platform (docs/platforms.md): the
+ * platform's scripted fake stands in for the upstream, proved first against the vendor's own SDK. */
+const PLATFORMS: { platform: NonNullable<Cell['platform']>; upstream: UpstreamProtocol; start: () => Promise<{ harness: Harness; close(): Promise<void> }> }[] = [
+  { platform: 'bedrock', upstream: 'messages', start: startBedrockMatrix },
+];
+
+for (const p of PLATFORMS) {
+  describe(`conformance matrix on ${p.platform}`, () => {
+    let started: { harness: Harness; close(): Promise<void> };
+    beforeAll(async () => {
+      started = await p.start();
+    });
+    afterAll(async () => {
+      await started?.close();
+    });
+    beforeEach(() => {
+      started.harness.upstream.received.length = 0;
+    });
+    for (const door of ['messages', 'responses'] as const)
+      for (const stream of [false, true]) describeCell({ door, upstream: p.upstream, stream, platform: p.platform }, () => started.harness);
+  });
+}
