@@ -3,6 +3,7 @@
 // profile, SSO, credential_process, web identity on Kubernetes, container and instance metadata).
 // All three are imported on first use, so a gateway that signs nothing never loads them. One signer
 // per platform, reused for every request; credentials come from AwsCredentialCache without a wait.
+import { createHash } from 'node:crypto';
 import { AwsCredentialCache, type IdentityProvider } from './aws-credentials.js';
 
 export interface SignInput {
@@ -51,6 +52,9 @@ export async function createSigV4(options: SigV4Options): Promise<SigV4> {
     credentials,
     async sign(input) {
       input.headers.host = input.host;
+      // The payload hash straight from node:crypto (the signer then takes it from this header, which it
+      // signs and Bedrock checks): one pass over the body without the signer's copy of it into bytes.
+      input.headers['x-amz-content-sha256'] = createHash('sha256').update(input.body, 'utf8').digest('hex');
       const signed = await signer.sign(
         { method: input.method, protocol: 'https:', hostname: input.host, path: input.path, query: {}, headers: input.headers, body: input.body },
         { signingDate: new Date() },

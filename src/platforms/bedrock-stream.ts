@@ -5,7 +5,7 @@
 // A `chunk` event carries one Messages event as base64 JSON: decoded, it goes out as
 // `event: <type>\ndata: <json>\n\n` without being parsed. An exception message becomes a Messages
 // `error` event of the matching type, after which the stream ends (Bedrock sends nothing after one).
-import { Transform, pipeline, type Readable, type TransformCallback } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { EventStreamCodec, Message } from '@smithy/eventstream-codec';
 import { anthropicTypeOfException } from './bedrock-errors.js';
 
@@ -17,6 +17,20 @@ const MIN_MESSAGE = 16;
 const MAX_MESSAGE = 16 * 1024 * 1024 + 1024;
 
 const utf8 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
+
+/** The codec decodes every header name and string value through this: they are short ASCII
+ * (`:event-type`, `chunk`, …), for which a loop beats making a Buffer view per string. */
+const headerUtf8 = (b: Uint8Array): string => {
+  const n = b.byteLength;
+  if (n > 32) return utf8(b);
+  let s = '';
+  for (let i = 0; i < n; i++) {
+    const c = b[i]!;
+    if (c > 0x7f) return utf8(b);
+    s += String.fromCharCode(c);
+  }
+  return s;
+};
 const fromUtf8 = (s: string): Uint8Array => Buffer.from(s, 'utf8');
 
 let codecLoad: Promise<Codec> | undefined;
@@ -24,7 +38,7 @@ let loadedCodec: Codec | undefined;
 
 /** AWS's codec, imported on first use (a gateway without Bedrock never loads it). */
 export function loadEventStreamCodec(): Promise<Codec> {
-  codecLoad ??= import('@smithy/eventstream-codec').then(({ EventStreamCodec }) => (loadedCodec = new EventStreamCodec(utf8, fromUtf8)));
+  codecLoad ??= import('@smithy/eventstream-codec').then(({ EventStreamCodec }) => (loadedCodec = new EventStreamCodec(headerUtf8, fromUtf8)));
   return codecLoad;
 }
 
@@ -58,16 +72,36 @@ function eventType(json: string): string | undefined {
   }
 }
 
-export class BedrockEventStreamToSse extends Transform {
-  private pending: Buffer | undefined;
-  private ended = false;
+const BYTES_KEY = '"bytes":"';
 
-  constructor(private readonly codec: Codec) {
-    super();
+/** A chunk event's base64 `bytes` as text: read off the body when it is plain (it always is: base64
+ * needs no escapes), parsed as JSON otherwise. */
+function chunkBytes(body: Uint8Array): string | undefined {
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1');
+  const at = text.indexOf(BYTES_KEY);
+  if (at >= 0) {
+    const start = at + BYTES_KEY.length;
+    const end = text.indexOf('"', start);
+    if (end > 0 && text.lastIndexOf('\\', end) < start) return text.slice(start, end);
   }
+  try {
+    const bytes = (JSON.parse(utf8(body)) as { bytes?: unknown }).bytes;
+    return typeof bytes === 'string' ? bytes : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    if (this.ended) return done();
+/** The conversion, fed the upstream's chunks as they come; `ended` once the stream can say no more. */
+export class EventStreamToSse {
+  private pending: Buffer | undefined;
+  ended = false;
+
+  constructor(private readonly codec: Codec) {}
+
+  /** One upstream chunk → the SSE text of the whole messages it completes ('' if none). */
+  feed(chunk: Buffer): string {
+    if (this.ended) return '';
     const buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     let off = 0;
     let out = '';
@@ -90,17 +124,7 @@ export class BedrockEventStreamToSse extends Transform {
       if (this.ended) break;
     }
     this.pending = !this.ended && off < buf.length ? buf.subarray(off) : undefined;
-    if (out !== '') this.push(out);
-    // Nothing follows an exception: end the caller's stream now rather than when the socket closes.
-    if (this.ended) this.push(null);
-    done();
-  }
-
-  override _flush(done: TransformCallback): void {
-    // A cut-off message: the Messages stream then lacks its message_stop, which the driver and the
-    // relay report as an interrupted stream.
-    this.pending = undefined;
-    done();
+    return out;
   }
 
   /** One decoded message → SSE text ('' for events that carry nothing for the caller). */
@@ -108,13 +132,8 @@ export class BedrockEventStreamToSse extends Transform {
     const kind = headerString(message, ':message-type');
     if (kind === 'event') {
       if (headerString(message, ':event-type') !== 'chunk') return '';
-      let bytes: unknown;
-      try {
-        bytes = (JSON.parse(utf8(message.body)) as { bytes?: unknown }).bytes;
-      } catch {
-        return this.fail('Amazon Bedrock sent a chunk that is not JSON');
-      }
-      if (typeof bytes !== 'string') return '';
+      const bytes = chunkBytes(message.body);
+      if (bytes === undefined) return '';
       let json = Buffer.from(bytes, 'base64').toString('utf8');
       // SSE data must be one line; Anthropic's JSON always is, but re-encode if a newline slipped in.
       if (json.indexOf('\n') >= 0 || json.indexOf('\r') >= 0) {
@@ -154,11 +173,45 @@ export class BedrockEventStreamToSse extends Transform {
   }
 }
 
-/** The upstream body through the converter; an upstream failure or a caller abort tears down both. */
+/**
+ * The upstream body → a Readable of Messages SSE. A plain Readable fed from the body's 'data' events
+ * (not a Transform in a pipeline: that costs several microseconds per event on the hot path), with
+ * backpressure both ways: a full buffer pauses the body, a read resumes it; destroying the result
+ * (the caller left) destroys the body; an upstream failure reaches the reader as an error. A cut-off
+ * message at the end leaves the Messages stream without its message_stop, which the driver and the
+ * relay report as an interrupted stream.
+ */
 export function bedrockStreamBody(body: Readable, codec: Codec): Readable {
-  const sse = new BedrockEventStreamToSse(codec);
-  pipeline(body, sse, () => {
-    // Errors reach the consumer through `sse` itself (pipeline destroys it with the error).
+  const conv = new EventStreamToSse(codec);
+  let done = false;
+  const out = new Readable({
+    read() {
+      if (!done && body.isPaused()) body.resume();
+    },
+    destroy(err, callback) {
+      done = true;
+      if (!body.destroyed) body.destroy();
+      callback(err);
+    },
   });
-  return sse;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    out.push(null);
+  };
+  body.on('data', (chunk: Buffer) => {
+    if (done) return;
+    const text = conv.feed(chunk);
+    if (text !== '' && !out.push(text)) body.pause();
+    // Nothing follows an exception: end the caller's stream now rather than when the socket closes.
+    if (conv.ended) finish();
+  });
+  body.on('end', finish);
+  body.on('error', (err) => {
+    if (!done) {
+      done = true;
+      out.destroy(err);
+    }
+  });
+  return out;
 }
