@@ -32,15 +32,16 @@ export interface BedrockHarnessOptions {
   /** The Bedrock model id behind the Messages alias. */
   model?: string;
   /** Extra raw config merged over the defaults (providers and models merged key by key). */
-  config?: (urls: { bedrock: string; firstParty: string }) => { providers?: Record<string, unknown>; models?: Record<string, unknown> };
+  config?: (urls: { bedrock: string; firstParty: string }) => { providers?: Record<string, unknown>; models?: Record<string, unknown>; [key: string]: unknown };
 }
 
 export async function startBedrockHarness(options: BedrockHarnessOptions = {}): Promise<BedrockHarness> {
   const upstream = await startBedrockUpstream({ region: BEDROCK_REGION, ...options.bedrock });
   const firstParty = await startScriptedUpstream();
   const base = firstParty.url;
-  const extra = options.config?.({ bedrock: upstream.url, firstParty: base }) ?? {};
+  const { providers: extraProviders, models: extraModels, ...extraTop } = options.config?.({ bedrock: upstream.url, firstParty: base }) ?? {};
   const raw: Record<string, unknown> = {
+    ...extraTop,
     server: { host: '127.0.0.1', port: 0, heartbeat_ms: 10_000 },
     log: { level: 'silent' },
     providers: {
@@ -48,13 +49,13 @@ export async function startBedrockHarness(options: BedrockHarnessOptions = {}): 
       'up-responses': { protocol: 'responses', base_url: base + '/v1', api_key: 'upstream-key-responses', retry: { attempts: 1 } },
       'up-chat': { protocol: 'chat', base_url: base + '/v1', api_key: 'upstream-key-chat', retry: { attempts: 1 }, echo_reasoning_content: true },
       'anthropic-direct': { protocol: 'messages', base_url: base, api_key: 'upstream-key-anthropic', retry: { attempts: 1 } },
-      ...extra.providers,
+      ...extraProviders,
     },
     models: {
       [MODELS.messages.alias]: { provider: 'up-messages', model: options.model ?? MODELS.messages.upstream },
       [MODELS.responses.alias]: { provider: 'up-responses', model: MODELS.responses.upstream },
       [MODELS.chat.alias]: { provider: 'up-chat', model: MODELS.chat.upstream },
-      ...extra.models,
+      ...extraModels,
     },
   };
   const config = resolveConfig(raw, 'test');
