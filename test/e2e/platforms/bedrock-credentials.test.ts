@@ -62,6 +62,40 @@ describe('a wrong AWS secret', () => {
   });
 });
 
+describe('no AWS credentials at all', () => {
+  let h: BedrockHarness;
+  let restoreEnv: () => void;
+
+  beforeAll(async () => {
+    restoreEnv = setAwsEnv({}); // nothing in the environment, empty config files, no instance metadata
+    h = await startBedrockHarness({
+      model: MODEL,
+      provider: { cooldown: { failures: 1, window_ms: 10_000, cooldown_ms: 60_000, max_cooldown_ms: 60_000 } },
+      config: () => ({ models: { claude: { targets: [{ provider: 'up-messages', model: MODEL }, { provider: 'anthropic-direct', model: 'claude-direct-1' }] } } }),
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    restoreEnv?.();
+  });
+
+  it("is the deployment's authentication failure: a 502 with a body, the circuit opens, the next target answers", async () => {
+    const err = (await h.anthropic.messages.create({ model: 'via-messages', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e)) as {
+      status: number;
+      error: { error: { type: string; message: string } };
+    };
+    expect(err.status).toBe(502);
+    expect(err.error.error.message).toMatch(/could not authenticate to bedrock/);
+    expect(h.upstream.received).toHaveLength(0);
+    expect(h.upstream.refused).toHaveLength(0); // nothing unsigned was sent
+    expect(h.gateway.ctx.health.state(`up-messages/${MODEL}`)).toBe('open');
+
+    h.firstParty.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'fell back' }] });
+    const msg = await h.anthropic.messages.create({ model: 'claude', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(msg.content[0]).toMatchObject({ text: 'fell back' });
+  });
+});
+
 describe('short-lived credentials from a credential_process', () => {
   let h: BedrockHarness;
   let restoreEnv: () => void;
