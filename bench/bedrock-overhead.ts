@@ -1,9 +1,10 @@
 // What Amazon Bedrock costs the gateway per request against Anthropic's own API, on the Messages
 // pass-through lane: one gateway process (dist/main.js, default config: log line at info, metrics on)
-// with two aliases, `m-messages` on the fake Anthropic upstream and `m-bedrock` on the fake Bedrock
-// (SigV4 with static credentials from the environment, the event stream decoded by AWS's codec), driven
-// in interleaved bursts. Reported: CPU µs per request of each (process CPU time / requests completed,
-// from /proc) and the median per-round difference. Target (issue 21): ≤ +25 µs per request.
+// with three aliases, `m-messages` on the fake Anthropic upstream, `m-bedrock` on the fake Bedrock (SigV4
+// with static credentials from the environment, the event stream decoded by AWS's codec) and
+// `m-bedrock-key` on the same with a Bedrock API key (no signature), driven in interleaved bursts.
+// Reported: CPU µs per request of each (process CPU time / requests completed, from /proc) and the median
+// per-round difference to Anthropic. Target (issue 21): ≤ +25 µs per request.
 //
 //   npm run build && node --import tsx bench/bedrock-overhead.ts [--rounds 6] [--burst 2] [--warmup 2] [--connections 32] [--quick]
 //
@@ -48,8 +49,13 @@ async function main(): Promise<void> {
         providers: {
           'up-messages': { protocol: 'messages', base_url: anthropic.origin, api_key: 'sk-bench-upstream', connections: 1024, retry: { attempts: 1 } },
           'up-bedrock': { protocol: 'messages', platform: 'bedrock', region: 'us-east-1', base_url: bedrock.origin, connections: 1024, retry: { attempts: 1 } },
+          'up-bedrock-key': { protocol: 'messages', platform: 'bedrock', region: 'us-east-1', base_url: bedrock.origin, api_key: 'bench-bedrock-api-key', connections: 1024, retry: { attempts: 1 } },
         },
-        models: { 'm-messages': { provider: 'up-messages', model: 'claude-bench' }, 'm-bedrock': { provider: 'up-bedrock', model: BEDROCK_MODEL } },
+        models: {
+          'm-messages': { provider: 'up-messages', model: 'claude-bench' },
+          'm-bedrock': { provider: 'up-bedrock', model: BEDROCK_MODEL },
+          'm-bedrock-key': { provider: 'up-bedrock-key', model: BEDROCK_MODEL },
+        },
       }),
     );
     const env: NodeJS.ProcessEnv = {
@@ -74,25 +80,26 @@ async function main(): Promise<void> {
       if (r.non2xx || r.errors) throw new Error(`${model}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       return ((cpuSeconds(gateway.pid) - c0) * 1e6) / r.ok;
     };
+    const aliases = ['m-messages', 'm-bedrock', 'm-bedrock-key'] as const;
     for (const stream of [false, true]) {
-      await run('m-messages', stream, warmS);
-      await run('m-bedrock', stream, warmS);
-      const a: number[] = [];
-      const b: number[] = [];
-      const diffs: number[] = [];
+      for (const m of aliases) await run(m, stream, warmS);
+      const per: Record<string, number[]> = {};
+      const diffs: Record<string, number[]> = {};
       for (let i = 0; i < rounds; i++) {
-        const order = i % 2 ? ['m-bedrock', 'm-messages'] : ['m-messages', 'm-bedrock'];
         const got: Record<string, number> = {};
-        for (const m of order) got[m] = await run(m, stream, burstS);
-        a.push(got['m-messages']!);
-        b.push(got['m-bedrock']!);
-        diffs.push(got['m-bedrock']! - got['m-messages']!);
-        process.stderr.write(`round ${i + 1}${stream ? ' streams' : ''}: anthropic ${got['m-messages']!.toFixed(0)} µs  bedrock ${got['m-bedrock']!.toFixed(0)} µs\n`);
+        for (const m of i % 2 ? [...aliases].reverse() : aliases) got[m] = await run(m, stream, burstS);
+        for (const m of aliases) {
+          (per[m] ??= []).push(got[m]!);
+          (diffs[m] ??= []).push(got[m]! - got['m-messages']!);
+        }
+        process.stderr.write(`round ${i + 1}${stream ? ' streams' : ''}: ${aliases.map((m) => `${m} ${got[m]!.toFixed(0)} µs`).join('  ')}\n`);
       }
-      const unit = stream ? 'stream (50 events)' : 'request';
+      const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(0)}`;
+      const range = (xs: number[]) => `${signed(Math.min(...xs))}…${signed(Math.max(...xs))}`;
       process.stdout.write(
-        `messages→messages pass-through${stream ? ', streams' : ''}: CPU µs per ${unit}: Anthropic ${median(a).toFixed(0)}, Bedrock ${median(b).toFixed(0)}; ` +
-          `Bedrock − Anthropic median ${median(diffs) >= 0 ? '+' : ''}${median(diffs).toFixed(0)} µs (range ${Math.min(...diffs).toFixed(0)}…${Math.max(...diffs).toFixed(0)}), ${rounds} rounds of ${burstS} s, ${connections} connections\n`,
+        `messages→messages pass-through${stream ? ', streams (50 events)' : ''}: CPU µs per ${stream ? 'stream' : 'request'}: ` +
+          `Anthropic ${median(per['m-messages']!).toFixed(0)}; Bedrock SigV4 ${median(per['m-bedrock']!).toFixed(0)} (${signed(median(diffs['m-bedrock']!))}, range ${range(diffs['m-bedrock']!)}); ` +
+          `Bedrock API key ${median(per['m-bedrock-key']!).toFixed(0)} (${signed(median(diffs['m-bedrock-key']!))}, range ${range(diffs['m-bedrock-key']!)}); ${rounds} rounds of ${burstS} s, ${connections} connections\n`,
       );
     }
   } finally {

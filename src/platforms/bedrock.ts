@@ -35,6 +35,16 @@ export function createBedrockPlatform(provider: ProviderConfig, options: Bedrock
   // Model ids repeat; their escaped form is made once.
   const escaped = new Map<string, string>();
 
+  /** The signer, made once; a failed load (the AWS packages missing) is retried by the next request. */
+  const loadSigner = (): Promise<SigV4> =>
+    createSigV4({ region: settings.region, service: 'bedrock', provider: options.identityProvider }).then(
+      (s) => (sigv4 = s),
+      (err: unknown) => {
+        sigv4Load = undefined;
+        throw err;
+      },
+    );
+
   const modelPath = (model: string): string => {
     let id = escaped.get(model);
     if (id === undefined) {
@@ -67,7 +77,7 @@ export function createBedrockPlatform(provider: ProviderConfig, options: Bedrock
         const key = given['x-api-key'] ?? provider.apiKeys[0] ?? '';
         headers.authorization = 'Bearer ' + key;
       } else {
-        const signer = sigv4 ?? (await (sigv4Load ??= createSigV4({ region: settings.region, service: 'bedrock', provider: options.identityProvider }).then((s) => (sigv4 = s))));
+        const signer = sigv4 ?? (await (sigv4Load ??= loadSigner()));
         headers = await signer.sign({ method: 'POST', host, path: provider.basePath + path, headers, body });
       }
       return { path, headers, body, model: req.model, stream: req.stream, operation: req.operation };
