@@ -8,6 +8,7 @@ import { setAwsEnv, startBedrockHarness, type BedrockHarness } from '../../suppo
 import type { BedrockReceived } from '../../support/bedrock/server.js';
 
 const MODEL = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+const ARN = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6';
 const KEY_ID = 'AKIAGATEWAYBEDROCK01';
 const SECRET = 'gateway-secret-for-the-scripted-bedrock';
 const WEATHER: Anthropic.Tool = { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
@@ -43,7 +44,12 @@ describe('gateway → Amazon Bedrock (SigV4 from the environment)', () => {
     h = await startBedrockHarness({
       model: MODEL,
       bedrock: { credentials: { [KEY_ID]: { secretAccessKey: SECRET } } },
-      config: () => ({ models: { 'claude-count': { provider: 'up-messages', model: 'anthropic.claude-haiku-4-5-20251001-v1:0' } } }),
+      config: () => ({
+        models: {
+          'claude-count': { provider: 'up-messages', model: 'anthropic.claude-haiku-4-5-20251001-v1:0' },
+          'claude-arn': { provider: 'up-messages', model: ARN },
+        },
+      }),
     });
   });
   afterAll(async () => {
@@ -211,6 +217,16 @@ describe('gateway → Amazon Bedrock (SigV4 from the environment)', () => {
     h.upstream.enqueue({ kind: 'http-error', status: 429, type: 'ThrottlingException', message: 'Too many requests' });
     const e429 = (await h.openai.responses.create({ model: 'via-messages', input: 'Hi', store: false }).catch((e: unknown) => e)) as Any;
     expect(e429.status).toBe(429);
+  });
+
+  it('an inference-profile ARN as the model: one path segment, signed as AWS double-encodes it', async () => {
+    h.upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'via an ARN' }] });
+    const msg = await h.anthropic.messages.create({ model: 'claude-arn', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(msg.content[0]).toMatchObject({ text: 'via an ARN' });
+    const r = last(h);
+    expect(r.modelId).toBe(ARN);
+    expect(r.path).toBe(`/model/${encodeURIComponent(ARN)}/invoke`);
+    expect(r.auth).toBe('sigv4');
   });
 
   it('count_tokens: Bedrock CountTokens for a model it counts, our estimate for an inference profile', async () => {

@@ -54,6 +54,13 @@ describe('Bedrock event stream → Messages SSE', () => {
     }
   });
 
+  it("an unmodelled `error` message (:error-code, :error-message) becomes an api_error event", async () => {
+    const str = (value: string) => ({ type: 'string' as const, value });
+    const err = codec.encode({ headers: { ':message-type': str('error'), ':error-code': str('InternalFailure'), ':error-message': str('boom') }, body: new Uint8Array(0) });
+    const text = await convert([chunkMessage(EVENTS[0]!), err]);
+    expect(text.split('\n\n').filter(Boolean).at(-1)).toBe(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'boom' } })}`);
+  });
+
   it('a corrupted message (CRC) becomes an api_error event rather than garbage', async () => {
     const bad = Buffer.from(chunkMessage(EVENTS[1]!));
     bad[bad.length - 10] ^= 0xff;
