@@ -48,6 +48,8 @@ describe('gateway → Amazon Bedrock (SigV4 from the environment)', () => {
         models: {
           'claude-count': { provider: 'up-messages', model: 'anthropic.claude-haiku-4-5-20251001-v1:0' },
           'claude-arn': { provider: 'up-messages', model: ARN },
+          // Anthropic's API first, Bedrock when it fails before the first byte.
+          'claude-sonnet': { targets: [{ provider: 'anthropic-direct', model: 'claude-sonnet-direct' }, { provider: 'up-messages', model: MODEL }] },
         },
       }),
     });
@@ -220,6 +222,23 @@ describe('gateway → Amazon Bedrock (SigV4 from the environment)', () => {
     h.upstream.enqueue({ kind: 'http-error', status: 429, type: 'ThrottlingException', message: 'Too many requests' });
     const e429 = (await h.openai.responses.create({ model: 'via-messages', input: 'Hi', store: false }).catch((e: unknown) => e)) as Any;
     expect(e429.status).toBe(429);
+  });
+
+  it("falls back from Anthropic's API to Bedrock before the first byte; /v1/models lists aliases only", async () => {
+    h.firstParty.enqueue({ kind: 'http-error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
+    h.upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'answered by Bedrock' }] });
+    const text: string[] = [];
+    const stream = h.anthropic.messages.stream({ model: 'claude-sonnet', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    stream.on('text', (t) => text.push(t));
+    const msg = await stream.finalMessage();
+    expect(text.join('')).toBe('answered by Bedrock');
+    expect(msg.model).toBe('claude-sonnet');
+    expect(h.firstParty.received.at(-1)!.body.model).toBe('claude-sonnet-direct');
+    expectBedrockEnvelope(last(h), true);
+
+    const models = await (await fetch(h.url + '/v1/models', { headers: { 'x-api-key': 'caller-key', 'anthropic-version': '2023-06-01' } })).text();
+    expect(models).toContain('claude-sonnet');
+    expect(models).not.toMatch(/AKIA|amazonaws|bedrock-runtime|secret/i);
   });
 
   it('an inference-profile ARN as the model: one path segment, signed as AWS double-encodes it', async () => {
