@@ -38,7 +38,13 @@ let loadedCodec: Codec | undefined;
 
 /** AWS's codec, imported on first use (a gateway without Bedrock never loads it). */
 export function loadEventStreamCodec(): Promise<Codec> {
-  codecLoad ??= import('@smithy/eventstream-codec').then(({ EventStreamCodec }) => (loadedCodec = new EventStreamCodec(headerUtf8, fromUtf8)));
+  codecLoad ??= import('@smithy/eventstream-codec').then(
+    ({ EventStreamCodec }) => (loadedCodec = new EventStreamCodec(headerUtf8, fromUtf8)),
+    (err: unknown) => {
+      codecLoad = undefined; // the next request tries again
+      throw err;
+    },
+  );
   return codecLoad;
 }
 
