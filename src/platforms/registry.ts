@@ -3,6 +3,7 @@
 import type { PlatformKind, ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { azurePlatform } from './azure.js';
+import { createBedrockPlatform } from './bedrock.js';
 import type { Platform } from './types.js';
 import { vertexPlatform } from './vertex.js';
 
@@ -11,6 +12,7 @@ type Factory = (provider: ProviderConfig) => Platform;
 const FACTORIES: Partial<Record<PlatformKind, Factory>> = {
   vertex: vertexPlatform,
   azure: (provider) => azurePlatform(provider),
+  bedrock: createBedrockPlatform,
 };
 
 const made = new WeakMap<ProviderConfig, Platform>();

@@ -8,10 +8,11 @@ import { assertAgentLoop, runAgentLoop } from '../../support/clients/agent-loop-
 const RUN_TIMEOUT_MS = 60_000;
 const TEST_TIMEOUT_MS = 90_000;
 
-const routes: { upstream: UpstreamProtocol; name: string }[] = [
+const routes: { upstream: UpstreamProtocol; name: string; platform?: 'bedrock' }[] = [
   { upstream: 'responses', name: 'via-responses: translated to an OpenAI Responses upstream' },
   { upstream: 'chat', name: 'via-chat: translated to a Chat Completions upstream' },
   { upstream: 'messages', name: 'via-messages: pass-through to an Anthropic Messages upstream' },
+  { upstream: 'messages', platform: 'bedrock', name: 'via-messages on Amazon Bedrock: pass-through, SigV4-signed, event-stream answers' },
 ];
 
 describe('Claude Code → /v1/messages', () => {
@@ -19,7 +20,7 @@ describe('Claude Code → /v1/messages', () => {
     it(
       `runs its Bash tool and answers, ${route.name}`,
       async () => {
-        const evidence = await runAgentLoop('claude-code', route.upstream, { timeoutMs: RUN_TIMEOUT_MS });
+        const evidence = await runAgentLoop('claude-code', route.upstream, { timeoutMs: RUN_TIMEOUT_MS, platform: route.platform });
         assertAgentLoop(evidence);
       },
       TEST_TIMEOUT_MS,

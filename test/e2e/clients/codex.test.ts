@@ -8,8 +8,9 @@ import { assertAgentLoop, runAgentLoop } from '../../support/clients/agent-loop-
 const RUN_TIMEOUT_MS = 60_000;
 const TEST_TIMEOUT_MS = 90_000;
 
-const routes: { upstream: UpstreamProtocol; name: string }[] = [
+const routes: { upstream: UpstreamProtocol; name: string; platform?: 'bedrock' }[] = [
   { upstream: 'messages', name: 'via-messages: translated to an Anthropic Messages upstream' },
+  { upstream: 'messages', platform: 'bedrock', name: 'via-messages on Amazon Bedrock: translated, SigV4-signed, event-stream answers' },
   { upstream: 'chat', name: 'via-chat: translated to a Chat Completions upstream' },
   { upstream: 'responses', name: 'via-responses: pass-through to an OpenAI Responses upstream' },
 ];
@@ -19,7 +20,7 @@ describe('Codex → /v1/responses', () => {
     it(
       `runs exec_command and answers, ${route.name}`,
       async () => {
-        const evidence = await runAgentLoop('codex', route.upstream, { timeoutMs: RUN_TIMEOUT_MS });
+        const evidence = await runAgentLoop('codex', route.upstream, { timeoutMs: RUN_TIMEOUT_MS, platform: route.platform });
         assertAgentLoop(evidence);
       },
       TEST_TIMEOUT_MS,

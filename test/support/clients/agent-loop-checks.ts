@@ -58,6 +58,8 @@ export interface AgentLoopEvidence {
   proofFile?: string;
   /** The key the client presented to the gateway: it must never travel upstream. */
   clientKey?: string;
+  /** Problems found by the route's own checks (a cloud platform's envelope and auth), reported first. */
+  platformProblems?: string[];
   /** Where the full evidence was written when the run failed. */
   dumpPath?: string;
 }
@@ -94,7 +96,7 @@ function statusProblem(ex: GatewayExchange, index: number): string | undefined {
 
 /** Every problem found, first one first (in the order the protocol exchange happens). */
 export function findProblems(ev: AgentLoopEvidence): string[] {
-  const p: string[] = [];
+  const p: string[] = [...(ev.platformProblems ?? [])];
   const info = CLIENTS[ev.client];
   const up = ev.upstreamProtocol;
   const upModel = ev.upstreamModel;

@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MODELS, startHarness, type UpstreamProtocol } from '../gateway-harness.js';
-import { agentLoopReply, type Reply } from '../scripted-upstream/index.js';
+import { setAwsEnv, startBedrockHarness } from '../bedrock/gateway.js';
+import type { BedrockReceived } from '../bedrock/server.js';
+import { agentLoopReply, type ReceivedRequest, type Reply } from '../scripted-upstream/index.js';
 import { CLIENTS, PROOF_FILE, PROOF_TEXT, routeLabel, type AgentLoopEvidence, type ClientName, type UpstreamTurn } from './agent-loop-checks.js';
 import { runBounded, tail } from './bounded-process.js';
 import { runClaudeCode } from './claude-code.js';
@@ -52,7 +54,7 @@ function preflight(client: ClientName, path: string): Promise<void> {
 
 /** Runs the client once against a fresh gateway + scripted upstream; never throws for gateway misbehaviour
  *  (that is what the evidence is for), only when the client cannot run on this machine at all. */
-export async function runAgentLoop(client: ClientName, upstreamProtocol: UpstreamProtocol, opts: { timeoutMs: number }): Promise<AgentLoopEvidence> {
+export async function runAgentLoop(client: ClientName, upstreamProtocol: UpstreamProtocol, opts: { timeoutMs: number; platform?: 'bedrock' }): Promise<AgentLoopEvidence> {
   const info = CLIENTS[client];
   const binary = info.binary();
   if (!binary.path) throw new Error(`${info.label} cannot run on this machine: ${binary.problem ?? 'no binary found'}`);
@@ -61,7 +63,16 @@ export async function runAgentLoop(client: ClientName, upstreamProtocol: Upstrea
   // Everything started is closed again, in reverse order, whatever fails on the way.
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    const harness = await startHarness({ config: () => ({ auth: { keys: [{ name: 'client-tests', key: CLIENT_TEST_KEY }] } }) });
+    const auth = { keys: [{ name: 'client-tests', key: CLIENT_TEST_KEY }] };
+    let harness: Awaited<ReturnType<typeof startHarness>>;
+    if (opts.platform === 'bedrock') {
+      // The Messages alias on the scripted Bedrock, signed with credentials from the environment.
+      const restore = setAwsEnv({ AWS_ACCESS_KEY_ID: BEDROCK_KEY_ID, AWS_SECRET_ACCESS_KEY: BEDROCK_SECRET });
+      cleanups.push(async () => restore());
+      harness = await startBedrockHarness({ bedrock: { credentials: { [BEDROCK_KEY_ID]: { secretAccessKey: BEDROCK_SECRET } } }, config: () => ({ auth }) });
+    } else {
+      harness = await startHarness({ config: () => ({ auth }) });
+    }
     cleanups.push(() => harness.close());
     const upstreamTurns: UpstreamTurn[] = [];
     harness.upstream.setDefault((req): Reply => {
@@ -82,7 +93,7 @@ export async function runAgentLoop(client: ClientName, upstreamProtocol: Upstrea
       upstreamProtocol,
       alias: MODELS[upstreamProtocol].alias,
       upstreamModel: MODELS[upstreamProtocol].upstream,
-      route: routeLabel(client, upstreamProtocol, MODELS[upstreamProtocol].alias, binary.version),
+      route: routeLabel(client, upstreamProtocol, MODELS[upstreamProtocol].alias, binary.version) + (opts.platform === 'bedrock' ? ' on Amazon Bedrock' : ''),
       clientVersion: binary.version,
       exchanges: proxy.exchanges,
       upstream: harness.upstream.received,
@@ -110,9 +121,43 @@ export async function runAgentLoop(client: ClientName, upstreamProtocol: Upstrea
     } catch {
       ev.proofFile = undefined;
     }
+    if (opts.platform === 'bedrock') bedrockEvidence(ev);
     return ev;
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   }
 }
 
+
+const BEDROCK_KEY_ID = 'AKIACLIENTTESTS00001';
+const BEDROCK_SECRET = 'client-tests-secret-for-the-scripted-bedrock';
+
+/**
+ * Bedrock's requests checked for what only Bedrock has (a SigV4 signature the fake verified, the model in
+ * the path, anthropic_version and the betas in the body), then shown to the protocol checks as the
+ * first-party requests they stand for: the model from the path, the betas as the header they came from,
+ * CountTokens under the count path the checks skip.
+ */
+function bedrockEvidence(ev: AgentLoopEvidence): void {
+  const problems: string[] = [];
+  const seen = new Map<ReceivedRequest, ReceivedRequest>();
+  ev.upstream = (ev.upstream as BedrockReceived[]).map((r, i) => {
+    if (r.auth !== 'sigv4') problems.push(`Bedrock request ${i + 1} was not SigV4-signed (${r.auth})`);
+    if (r.operation !== 'count-tokens') {
+      if (r.body?.model !== undefined) problems.push(`Bedrock request ${i + 1} body carries model ${JSON.stringify(r.body.model)} (Bedrock takes it from the path)`);
+      if (r.body?.anthropic_version !== 'bedrock-2023-05-31') problems.push(`Bedrock request ${i + 1} body anthropic_version is ${JSON.stringify(r.body?.anthropic_version)}`);
+      if (r.headers['anthropic-beta'] !== undefined) problems.push(`Bedrock request ${i + 1} still sends the anthropic-beta header (Bedrock reads anthropic_beta in the body)`);
+    }
+    const betas = Array.isArray(r.body?.anthropic_beta) ? (r.body.anthropic_beta as string[]).join(',') : undefined;
+    const view: ReceivedRequest = {
+      ...r,
+      path: r.operation === 'count-tokens' ? '/v1/messages/count_tokens' : '/v1/messages',
+      headers: { ...r.headers, ...(betas !== undefined ? { 'anthropic-beta': betas } : {}) },
+      body: r.operation === 'count-tokens' ? r.invokeBody : { ...r.body, model: r.modelId },
+    };
+    seen.set(r, view);
+    return view;
+  });
+  ev.upstreamTurns = ev.upstreamTurns.map((t) => ({ ...t, request: seen.get(t.request) ?? t.request }));
+  ev.platformProblems = problems;
+}
