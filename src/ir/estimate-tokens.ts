@@ -3,6 +3,10 @@
 // a translated Messages stream's message_start, before the upstream has reported its count (§15.53).
 import type { IrRequest } from './types.js';
 
+/** Characters per token the gateway assumes: fewer than real tokenizers average on prose, so counts
+ * err high and a text cut to N tokens' worth of characters stays within N real tokens (output-cap.ts). */
+export const CHARS_PER_TOKEN = 3;
+
 /** A deliberately high estimate (≈ 1 token per 3 characters of everything sent). */
 export function estimateInputTokens(req: IrRequest): number {
   let chars = 0;
@@ -35,5 +39,5 @@ export function estimateInputTokens(req: IrRequest): number {
     chars += 12;
   }
   for (const tool of req.tools) chars += tool.name.length + (tool.description?.length ?? 0) + JSON.stringify(tool.inputSchema ?? {}).length;
-  return Math.ceil(chars / 3) + 8;
+  return Math.ceil(chars / CHARS_PER_TOKEN) + 8;
 }

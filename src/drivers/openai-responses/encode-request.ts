@@ -12,7 +12,7 @@ import { RESPONSES_PATH } from './paths.js';
 
 const ENCRYPTED_REASONING = 'reasoning.encrypted_content';
 /** API minimum for max_output_tokens. */
-const MIN_OUTPUT_TOKENS = 16;
+export const MIN_OUTPUT_TOKENS = 16;
 
 /** Same-family caller fields the driver owns (or must not forward to a stateless upstream). */
 const OWN_KEYS = new Set(['store', 'include', 'previous_response_id', 'stream', 'stream_options', 'background']);
