@@ -229,3 +229,51 @@ describe('a slow uploader (about 3 MB/s), ten times per door (1 MiB limit, 3 MiB
   });
   it.each(['/v1/messages', '/v1/responses'])('%s', (path) => series(h, path, 3 * MB, 20), 120_000);
 });
+
+describe('the drain is bounded', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ config: () => ({ server: { host: '127.0.0.1', port: 0, heartbeat_ms: 10_000, body_limit_bytes: MB } }) });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('a caller that never stops uploading reads the 413, then the gateway closes the connection', async () => {
+    const port = Number(new URL(h.url).port);
+    const outcome = await new Promise<{ text: string; sent: number; closedBy: string }>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      let sent = 0;
+      let done = false;
+      const finish = (closedBy: string): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        socket.destroy();
+        resolve({ text, sent, closedBy });
+      };
+      const timer = setTimeout(() => finish('timeout'), 60_000);
+      socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+      socket.on('error', () => finish('gateway'));
+      socket.on('close', () => finish('gateway'));
+      socket.write('POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+      const piece = Buffer.alloc(PIECE, 0x61);
+      const frame = Buffer.concat([Buffer.from(PIECE.toString(16) + '\r\n'), piece, Buffer.from('\r\n')]);
+      const pump = (): void => {
+        // Stop at 1 GiB: far past the gateway's cap, so reaching it means the gateway never closed.
+        while (!done && sent < 1024 * MB) {
+          sent += PIECE;
+          if (!socket.write(frame)) return void socket.once('drain', pump);
+        }
+        if (!done) finish('client');
+      };
+      pump();
+    });
+    expect(outcome.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(outcome.closedBy).toBe('gateway');
+    // Kept reading well past the limit (its cap is 256 MiB past the answer), then closed.
+    expect(outcome.sent).toBeGreaterThan(256 * MB);
+    expect(outcome.sent).toBeLessThan(320 * MB);
+  }, 90_000);
+});
