@@ -68,8 +68,11 @@ function drainThenAnswer(request: FastifyRequest, reply: FastifyReply): void {
   if (raw.complete) return;
   const res = reply.raw;
   const closeAfterBody = !res.shouldKeepAlive;
-  res.shouldKeepAlive = true;
-  res.removeHeader('connection');
+  if (closeAfterBody) {
+    res.shouldKeepAlive = true;
+    // No `Connection: keep-alive` either: the caller asked for a close, and gets one after its body.
+    res.removeHeader('connection');
+  }
   const socket = raw.socket;
   let seen = 0;
   let bodyEnded = false;
