@@ -54,6 +54,9 @@ export interface EventDecoder {
 
 export interface Driver {
   readonly protocol: Protocol;
+  /** The smallest output limit the upstream accepts, when above 1 (Responses: 16). A caller asking for
+   * less gets the answer cut to its own limit by the lane (ir/output-cap.ts, mapping.md §15.54). */
+  readonly minOutputTokens?: number;
   /** IR → upstream request. Throws GatewayError('invalid_request', …, {param}) for what cannot cross;
    * pushes a Warning for everything dropped or downgraded. */
   encodeRequest(req: IrRequest, target: DriverTarget, stream: boolean, warnings: Warning[]): EncodedRequest;

@@ -54,16 +54,32 @@ const DRAIN_MAX_MS = 30_000;
 
 /**
  * A refused oversized body: closing the socket while the caller is still uploading makes its kernel
- * see a reset, and most clients then lose the 413 we wrote. So the connection stays open (no
- * `connection: close`) while Node reads and discards the rest of the body, and is destroyed only when
- * the caller keeps sending past a cap.
+ * see a reset, and most clients then lose the 413 we wrote (one that reads only after its upload gets
+ * EPIPE instead). So the connection stays open while Node reads and discards the rest of the body,
+ * and is closed only once the body has ended (when the caller asked for `Connection: close`, or spoke
+ * HTTP/1.0), or destroyed when the caller keeps sending past a cap. Left to itself, Node ends a
+ * `Connection: close` exchange as soon as the answer is written, mid-upload: so the answer is sent
+ * without a Connection header and the close is ours, after the body.
  */
 function drainThenAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  // Fastify's own `connection: close` on this refusal would have Node close mid-upload too.
   reply.removeHeader('connection');
   const raw = request.raw;
   if (raw.complete) return;
+  const res = reply.raw;
+  const closeAfterBody = !res.shouldKeepAlive;
+  if (closeAfterBody) {
+    res.shouldKeepAlive = true;
+    // No `Connection: keep-alive` either: the caller asked for a close, and gets one after its body.
+    res.removeHeader('connection');
+  }
   const socket = raw.socket;
   let seen = 0;
+  let bodyEnded = false;
+  let answered = false;
+  const closeWhenDone = (): void => {
+    if (closeAfterBody && bodyEnded && answered && !socket.destroyed) socket.end();
+  };
   const stop = (): void => {
     clearTimeout(timer);
     raw.off('data', count);
@@ -80,12 +96,18 @@ function drainThenAnswer(request: FastifyRequest, reply: FastifyReply): void {
     socket.destroy();
   }, DRAIN_MAX_MS);
   timer.unref();
-  raw.once('end', stop);
+  raw.once('end', () => {
+    stop();
+    bodyEnded = true;
+    closeWhenDone();
+  });
   raw.once('close', stop);
   // Node discards the rest of an unread body once the answer is finished (dropping 'data' listeners
   // as it starts), so the byte count is attached after that.
-  reply.raw.once('finish', () => {
+  res.once('finish', () => {
+    answered = true;
     if (!raw.complete) raw.on('data', count);
+    closeWhenDone();
   });
   raw.resume();
 }

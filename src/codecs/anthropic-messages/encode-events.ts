@@ -2,12 +2,13 @@
 // then message_delta and message_stop; or `error` and nothing after it. Block indexes are our own count
 // because empty IR blocks emit nothing. Thinking is deferred to its first delta: a reasoning block
 // with no text becomes a complete redacted_thinking block (or the native thinking block it carries).
+import { estimateInputTokens } from '../../ir/estimate-tokens.js';
 import type { IrEvent, ReasoningCarry, Usage } from '../../ir/types.js';
 import { sseFrame } from '../sse.js';
 import type { EncodeContext, StreamEncoder } from '../types.js';
 import { errorBodyJson } from './encode-error.js';
 import { stopReasonFor, stopSequenceFor } from './map-finish.js';
-import { messagesUsageJson } from './map-usage.js';
+import { messagesUsageJson, startUsageEstimateJson } from './map-usage.js';
 import { reasoningBlock, streamedSignature } from './reasoning-block.js';
 
 const enum Open {
@@ -165,7 +166,9 @@ class MessagesStreamEncoder implements StreamEncoder {
           ',"type":"message","role":"assistant","model":' +
           JSON.stringify(this.ctx.request.model) +
           ',"content":[],"stop_reason":null,"stop_sequence":null,"usage":' +
-          messagesUsageJson(usage) +
+          // OpenAI upstreams report usage only at the end: until then the gateway's own count of the
+          // request (mapping.md §15.53); message_delta carries the exact figures.
+          (usage ? messagesUsageJson(usage) : startUsageEstimateJson(estimateInputTokens(this.ctx.request))) +
           '}}',
       ),
     );

@@ -21,3 +21,9 @@ export function messagesUsageJson(u: Usage | undefined): string {
   if (u === undefined) return ZERO_USAGE_JSON;
   return JSON.stringify(messagesUsage(u));
 }
+
+/** message_start's usage before the upstream has counted: `inputTokens` estimated, nothing cached yet
+ * known, nothing generated (mapping.md §15.53). */
+export function startUsageEstimateJson(inputTokens: number): string {
+  return '{"input_tokens":' + inputTokens + ',"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}';
+}

@@ -10,7 +10,9 @@
 //   input[i].content             a user message says something                    (empty_string / empty_array)
 //   input[i].call_id             a tool output answers an earlier call of this request, unless the
 //                                conversation continues a stored one (previous_response_id / conversation)
-//   input[k].call_id             a call is answered before the next user message
+//   input[k].call_id             a call is answered before the next user message, and a call with no
+//                                output at all is refused too (mapping.md §15.51), unless an item
+//                                reference the gateway left for OpenAI could be its output
 //   input[i].…image_url          data URLs: png / jpeg / webp / gif, base64 payload (decode-content.ts)
 //   tools[i].parameters          `type: "object"`                                  (invalid_function_parameters)
 //   tools[i].name                unique (within a namespace: unique in it)
@@ -77,10 +79,7 @@ function checkInput(input: readonly InputItemBody[], stored: boolean): void {
           if (Array.isArray(content) && content.length === 0) {
             fail(`input[${i}].content`, 'empty_array', `Invalid 'input[${i}].content': empty array. Expected an array with minimum length 1, but got an empty array instead.`);
           }
-          if (open.size > 0) {
-            const [callId, at] = open.entries().next().value as [string, number];
-            fail(`input[${at}].call_id`, null, `No tool output found for function call ${callId}.`);
-          }
+          if (open.size > 0 && !referenced) unanswered(open);
         }
         break;
       case 'function_call':
@@ -107,6 +106,15 @@ function checkInput(input: readonly InputItemBody[], stored: boolean): void {
         break;
     }
   }
+  // A call still open at the end: OpenAI refuses it, and translated it would be a tool_use without its
+  // result (Anthropic's 400) or a dangling chat tool call.
+  if (open.size > 0 && !referenced) unanswered(open);
+}
+
+/** The first call (in input order) that no output answered. */
+function unanswered(open: Map<string, number>): never {
+  const [callId, at] = open.entries().next().value as [string, number];
+  fail(`input[${at}].call_id`, null, `No tool output found for function call ${callId}.`);
 }
 
 function checkTools(tools: readonly ToolBody[]): Set<string> {

@@ -3,6 +3,7 @@
 // depends on both, and sampling depends on thinking.
 import type { IrRequest, Warning } from '../../ir/types.js';
 import type { UpstreamMessagesRequest, UpstreamOutputConfig, UpstreamTextBlock } from '../../protocols/anthropic-messages/upstream-request.js';
+import { ANTHROPIC_USER_ID_MAX, fitIdentifier } from '../fit-identifier.js';
 import type { DriverTarget, EncodedRequest } from '../types.js';
 import { textBlock } from './encode-content.js';
 import { buildConversation, stripFinalThinking, toMessages, toolLoopAssistant } from './encode-messages.js';
@@ -43,7 +44,7 @@ export function encodeMessagesRequest(req: IrRequest, target: DriverTarget, stre
   if (outputConfig) body.output_config = outputConfig;
   encodeSampling(req, body, plan.on, warnings);
   if (req.stopSequences.length > 0) body.stop_sequences = req.stopSequences;
-  if (req.user !== undefined) body.metadata = { user_id: req.user };
+  if (req.user !== undefined) body.metadata = { user_id: fitIdentifier(req.user, ANTHROPIC_USER_ID_MAX) };
   if (sameFamily) {
     // Fields only Anthropic knows (context_management, container, service_tier, …), verbatim. Other
     // protocols' extras were already reported by their inbound codec.

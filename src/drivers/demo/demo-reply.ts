@@ -1,6 +1,7 @@
 // The in-process `demo` provider: a demonstration upstream, not a model. It answers from the request
 // alone (no network) so both front doors can be tried in the first minute: it echoes the last user
 // text, calls a tool when asked to ("call <tool name>"), and reports what it received from a tool.
+import { estimateInputTokens } from '../../ir/estimate-tokens.js';
 import type { IrEvent, IrRequest, ToolDefinition, Usage } from '../../ir/types.js';
 
 export function demoEvents(req: IrRequest, responseId: string): IrEvent[] {
@@ -66,39 +67,4 @@ function requestedTool(text: string, tools: ToolDefinition[]): ToolDefinition | 
   const m = /\bcall ([A-Za-z0-9_.-]+)/i.exec(text);
   if (!m) return undefined;
   return tools.find((t) => t.name.toLowerCase() === m[1]!.toLowerCase());
-}
-
-/** A deliberately high estimate (≈ 1 token per 3 characters of everything sent). */
-export function estimateInputTokens(req: IrRequest): number {
-  let chars = 0;
-  for (const s of req.system) chars += s.text.length;
-  for (const t of req.turns) {
-    for (const p of t.parts) {
-      switch (p.type) {
-        case 'text':
-        case 'reasoning':
-          chars += p.text.length;
-          break;
-        case 'tool-call':
-          chars += p.name.length + p.arguments.length;
-          break;
-        case 'tool-result':
-          for (const c of p.content) chars += c.type === 'text' ? c.text.length : 1600 * 3;
-          break;
-        case 'image':
-          chars += 1600 * 3; // an image costs roughly 1,600 tokens at the usual sizes
-          break;
-        case 'file':
-          chars += p.source.kind === 'base64' || p.source.kind === 'text' ? p.source.data.length : 3000;
-          break;
-        default: {
-          const never: never = p;
-          return never;
-        }
-      }
-    }
-    chars += 12;
-  }
-  for (const tool of req.tools) chars += tool.name.length + (tool.description?.length ?? 0) + JSON.stringify(tool.inputSchema ?? {}).length;
-  return Math.ceil(chars / 3) + 8;
 }

@@ -2,6 +2,7 @@
 // every compatible server understands; what cannot cross is dropped with a warning.
 import type { IrRequest, OutputFormat, ReasoningRequest, Warning } from '../../ir/types.js';
 import type { ChatCompletionRequest, ChatReasoningEffort, ChatResponseFormat } from '../../protocols/openai-chat/request.js';
+import { fitIdentifier, OPENAI_IDENTIFIER_MAX } from '../fit-identifier.js';
 import { openaiHeaders } from '../openai-headers.js';
 import type { DriverTarget, EncodedRequest } from '../types.js';
 import { encodeMessages } from './encode-messages.js';
@@ -35,8 +36,9 @@ export function encodeChatRequest(req: IrRequest, target: DriverTarget, stream: 
   if (effort !== undefined) body.reasoning_effort = effort;
   const format = responseFormat(req.outputFormat);
   if (format !== undefined) body.response_format = format;
-  // `user`, not `safety_identifier`: only OpenAI knows the latter.
-  if (req.user !== undefined) body.user = req.user;
+  // `user`, not `safety_identifier`: only OpenAI knows the latter. OpenAI's 64-character limit
+  // (mapping.md §15.52).
+  if (req.user !== undefined) body.user = fitIdentifier(req.user, OPENAI_IDENTIFIER_MAX);
   for (const protocol of ['messages', 'responses'] as const) {
     const extras = req.extras[protocol];
     if (!extras) continue;

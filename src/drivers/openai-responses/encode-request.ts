@@ -2,6 +2,7 @@
 // store:false, with encrypted reasoning included so the opaque state rides back through the caller.
 import type { IrRequest, OutputFormat, Warning } from '../../ir/types.js';
 import type { ResponsesCreateBody, TextFormatParam } from '../../protocols/openai-responses/upstream-request.js';
+import { fitIdentifier, OPENAI_IDENTIFIER_MAX } from '../fit-identifier.js';
 import { openaiHeaders } from '../openai-headers.js';
 import type { DriverTarget, EncodedRequest } from '../types.js';
 import { encodeInput } from './encode-input.js';
@@ -11,7 +12,7 @@ import { RESPONSES_PATH } from './paths.js';
 
 const ENCRYPTED_REASONING = 'reasoning.encrypted_content';
 /** API minimum for max_output_tokens. */
-const MIN_OUTPUT_TOKENS = 16;
+export const MIN_OUTPUT_TOKENS = 16;
 
 /** Same-family caller fields the driver owns (or must not forward to a stateless upstream). */
 const OWN_KEYS = new Set(['store', 'include', 'previous_response_id', 'stream', 'stream_options', 'background']);
@@ -97,7 +98,7 @@ export function encodeResponsesRequest(req: IrRequest, target: DriverTarget, str
   if (reasoning !== undefined) body.reasoning = reasoning;
   if (req.outputFormat !== undefined) body.text = { format: textFormat(req.outputFormat) };
   if (req.metadata !== undefined) body.metadata = req.metadata;
-  if (req.user !== undefined) body.safety_identifier = req.user;
+  if (req.user !== undefined) body.safety_identifier = fitIdentifier(req.user, OPENAI_IDENTIFIER_MAX);
 
   for (const protocol in req.extras) {
     const extras = req.extras[protocol as keyof IrRequest['extras']];
@@ -109,5 +110,13 @@ export function encodeResponsesRequest(req: IrRequest, target: DriverTarget, str
     }
   }
 
+  // A Responses caller's own identifiers, forwarded from extras: the same limit (mapping.md §15.52).
+  for (const key of IDENTIFIER_KEYS) {
+    const value = body[key];
+    if (typeof value === 'string') body[key] = fitIdentifier(value, OPENAI_IDENTIFIER_MAX);
+  }
+
   return { path: RESPONSES_PATH, headers: openaiHeaders(target), body: JSON.stringify(body) };
 }
+
+const IDENTIFIER_KEYS = ['prompt_cache_key', 'user'] as const;

@@ -5,11 +5,12 @@ import { responsesCountTokensRequest } from './count-tokens-request.js';
 import { createResponsesEventDecoder } from './decode-events.js';
 import { decodeResponsesError, decodeResponsesStreamError } from './decode-error.js';
 import { decodeResponsesResult } from './decode-result.js';
-import { encodeResponsesRequest } from './encode-request.js';
+import { encodeResponsesRequest, MIN_OUTPUT_TOKENS } from './encode-request.js';
 import { responsesPassthroughRequest } from './passthrough-request.js';
 
 export const responsesDriver: Driver = {
   protocol: 'responses',
+  minOutputTokens: MIN_OUTPUT_TOKENS,
   encodeRequest: encodeResponsesRequest,
   createEventDecoder: createResponsesEventDecoder,
   decodeResult: decodeResponsesResult,

@@ -4,7 +4,9 @@ import { GatewayError } from '../../errors.js';
 import { driverFor } from '../../drivers/registry.js';
 import { readText, transportError } from '../../drivers/http-client.js';
 import { SseParser } from '../../drivers/sse-parser.js';
-import type { Protocol, Warning } from '../../ir/types.js';
+import { capOutput } from '../../ir/output-cap.js';
+import { resultToEvents } from '../../ir/result-to-events.js';
+import type { IrRequest, Protocol, Warning } from '../../ir/types.js';
 import { driverTarget } from '../../router/driver-target.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import { applyTargetSettings } from '../../router/target-settings.js';
@@ -21,12 +23,14 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
   // Warnings are per attempt: a fallback target may drop different things.
   const warnings: Warning[] = gen.warnings.slice(0, gen.baseWarningCount);
   const encoded = driver.encodeRequest(ir, driverTarget(provider, target.model, driver.forwardedHeaders(gen.request.headers, gen.codec.protocol)), streamUpstream, warnings);
+  const cap = outputCap(ir, driver.minOutputTokens, warnings);
   gen.warnings = warnings;
   gen.rec.warnings = warnings;
 
   const call = await callUpstream(gen, target, driver, encoded, streamUpstream);
   const { response } = call;
   const delivery = new EventDelivery(gen, target);
+  const emit = cap === undefined ? delivery.emit : capOutput(cap, delivery.emit);
 
   if (!streamUpstream) {
     let json: unknown;
@@ -37,12 +41,17 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
     } finally {
       call.finish();
     }
-    delivery.deliverResult(driver.decodeResult(json, ir));
+    const result = driver.decodeResult(json, ir);
+    if (cap === undefined) delivery.deliverResult(result);
+    else {
+      resultToEvents(result, emit);
+      delivery.end();
+    }
     return delivery.done;
   }
 
   const body = response.body;
-  const decoder = driver.createEventDecoder(ir, delivery.emit);
+  const decoder = driver.createEventDecoder(ir, emit);
   const parser = new SseParser((frame) => decoder.frame(frame));
   delivery.source = {
     pause: () => body.pause(),
@@ -76,4 +85,20 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
     delivery.sourceFailed(call.abortError() ?? transportError(err, provider.name));
   });
   return delivery.done;
+}
+
+/**
+ * The caller's output limit when the upstream's minimum is above it (a Messages `max_tokens: 5` toward
+ * Responses, which takes 16): the upstream is asked for its minimum and the answer cut to the caller's
+ * limit (mapping.md §15.54), with a warning.
+ */
+function outputCap(ir: IrRequest, minimum: number | undefined, warnings: Warning[]): number | undefined {
+  const limit = ir.maxOutputTokens;
+  if (minimum === undefined || limit === undefined || limit >= minimum) return undefined;
+  const field = ir.sourceProtocol === 'messages' ? 'max_tokens' : 'max_output_tokens';
+  warnings.push({
+    field,
+    message: `${field} ${limit} is below the upstream's minimum of ${minimum}: ${minimum} requested, the answer cut to about ${limit} tokens; usage reports the tokens the upstream generated`,
+  });
+  return limit;
 }

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { messagesCodec } from '../../codecs/anthropic-messages/index.js';
 import { responsesCodec } from '../../codecs/openai-responses/index.js';
 import type { InboundCodec } from '../../codecs/types.js';
-import { estimateInputTokens } from '../../drivers/demo/demo-reply.js';
+import { estimateInputTokens } from '../../ir/estimate-tokens.js';
 import { readText } from '../../drivers/http-client.js';
 import { driverFor } from '../../drivers/registry.js';
 import type { Driver, EncodedRequest } from '../../drivers/types.js';

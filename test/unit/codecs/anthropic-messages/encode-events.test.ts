@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { APIError } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { messagesCodec } from '../../../../src/codecs/anthropic-messages/index.js';
+import { estimateInputTokens } from '../../../../src/ir/estimate-tokens.js';
 import { foldEvents } from '../../../../src/ir/fold-events.js';
 import { decodeEnvelope } from '../../../../src/ir/reasoning-envelope.js';
 import { resultToEvents } from '../../../../src/ir/result-to-events.js';
@@ -326,7 +327,7 @@ describe('messages stream encoder: lifecycle, errors and pings', () => {
     expect(parseSse(frames.join('')).map((f) => f.event)).toEqual(['message_start', 'ping', 'message_delta', 'message_stop']);
   });
 
-  it('emits message_start first (zero usage) when an event precedes response-start, and never repeats it', async () => {
+  it('emits message_start first (estimated input) when an event precedes response-start, and never repeats it', async () => {
     const steps: Step[] = [
       { type: 'text-start', block: 0 },
       { type: 'text-delta', block: 0, text: 'early' },
@@ -338,12 +339,40 @@ describe('messages stream encoder: lifecycle, errors and pings', () => {
     const frames = parseSse(sse);
     checkGrammar(frames);
     expect(frames.filter((f) => f.event === 'message_start')).toHaveLength(1);
-    expect(frames[0]!.data.message.usage).toEqual({ input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 });
+    const estimate = estimateInputTokens(encodeContext().request);
+    expect(estimate).toBeGreaterThan(0);
+    expect(frames[0]!.data.message.usage).toEqual({ input_tokens: estimate, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 });
     const md = frames.find((f) => f.event === 'message_delta')!;
     expect(md.data.delta).toEqual({ stop_reason: 'stop_sequence', stop_sequence: '</done>' });
     const final = (await sdkFinalMessage(sse)) as { stop_sequence: string; content: unknown[] };
     expect(final.stop_sequence).toBe('</done>');
     expect(final.content).toEqual([{ type: 'text', text: 'early' }]);
+  });
+
+  it('an upstream that counts only at the end (OpenAI): message_start estimates the input, message_delta and the SDK final message are exact (mapping.md §15.53)', async () => {
+    const ctx = encodeContext();
+    ctx.request.turns = [{ role: 'user', parts: [{ type: 'text', text: 'Summarise the incident report in three bullet points, most severe first.' }] }];
+    const estimate = estimateInputTokens(ctx.request);
+    const steps: Step[] = [
+      start(),
+      { type: 'text-start', block: 0 },
+      { type: 'text-delta', block: 0, text: 'Done.' },
+      { type: 'text-end', block: 0 },
+      { type: 'usage', usage: usage({ inputTokens: 30, cacheReadTokens: 8, outputTokens: 3 }) },
+      finish('end_turn'),
+    ];
+    const { sse } = runStream(steps, ctx);
+    const frames = parseSse(sse);
+    expect(frames[0]!.data.message.usage).toEqual({ input_tokens: estimate, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 });
+    const md = frames.find((f) => f.event === 'message_delta')!;
+    expect(md.data.usage).toEqual({ input_tokens: 22, cache_creation_input_tokens: 0, cache_read_input_tokens: 8, output_tokens: 3 });
+    const final = (await sdkFinalMessage(sse)) as { usage: Record<string, unknown> };
+    expect(final.usage).toMatchObject({ input_tokens: 22, cache_read_input_tokens: 8, output_tokens: 3 });
+  });
+
+  it('an upstream that counts at the start (Anthropic) keeps its own figures in message_start', () => {
+    const frames = parseSse(runStream([start({ inputTokens: 40, cacheReadTokens: 10 }), finish('end_turn')]).sse);
+    expect(frames[0]!.data.message.usage).toEqual({ input_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 10, output_tokens: 0 });
   });
 
   it('gives blocks whose start event is missing their own start frame, closing the previous block', async () => {

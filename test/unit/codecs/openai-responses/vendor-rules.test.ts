@@ -21,3 +21,31 @@ describe('Responses vendor rules: tool outputs and the calls they answer', () =>
     expect(() => checkVendorRules({ ...body([output]), previous_response_id: 'resp_1' } as ResponsesRequestBody)).not.toThrow();
   });
 });
+
+describe('Responses vendor rules: calls that no output answers', () => {
+  const user = { role: 'user', content: 'hi' };
+  const call = (id: string) => ({ type: 'function_call', call_id: id, name: 'look', arguments: '{}' });
+  const out = (id: string) => ({ type: 'function_call_output', call_id: id, output: 'ok' });
+
+  it('refuses a call still unanswered at the end of the input, in OpenAI wording', () => {
+    expect(() => checkVendorRules(body([user, call('call_1')]))).toThrow(
+      expect.objectContaining({ kind: 'invalid_request', param: 'input[1].call_id', message: 'No tool output found for function call call_1.' }),
+    );
+  });
+
+  it('refuses it on a continuation too: a call in the input needs its output in the input', () => {
+    expect(() => checkVendorRules({ ...body([out('call_0'), call('call_1')]), previous_response_id: 'resp_1' } as ResponsesRequestBody)).toThrow(
+      expect.objectContaining({ param: 'input[1].call_id' }),
+    );
+  });
+
+  it('accepts outputs later in the input, in any order, with reasoning between', () => {
+    const reasoning = { type: 'reasoning', id: 'rs_1', summary: [] };
+    expect(() => checkVendorRules(body([user, reasoning, call('call_1'), call('call_2'), reasoning, out('call_2'), out('call_1')]))).not.toThrow();
+  });
+
+  it('leaves the check to OpenAI when an unresolved item reference may hold the output', () => {
+    expect(() => checkVendorRules(body([user, call('call_1'), { type: 'item_reference', id: 'fco_1' }]))).not.toThrow();
+    expect(() => checkVendorRules(body([user, call('call_1'), { id: 'fco_1' }, user]))).not.toThrow();
+  });
+});
