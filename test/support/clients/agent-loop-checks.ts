@@ -27,7 +27,7 @@ export const CLIENTS: Record<ClientName, ClientInfo> = {
   codex: { label: 'Codex', door: 'responses', doorPath: '/v1/responses', shellTool: 'exec_command', binary: codexBinary },
 };
 
-export const PROTOCOL_LABEL: Record<UpstreamProtocol, string> = { messages: 'Anthropic Messages', responses: 'OpenAI Responses', chat: 'Chat Completions' };
+export const PROTOCOL_LABEL: Record<UpstreamProtocol, string> = { messages: 'Anthropic Messages', responses: 'OpenAI Responses', chat: 'Chat Completions', gemini: 'Google Gemini' };
 
 export const PROOF_FILE = 'switchyard-proof.txt';
 export const PROOF_TEXT = 'switchyard-ok';
