@@ -121,7 +121,7 @@ describe('Gemini upstream through the Messages door', () => {
       const stripped = first.content.filter((b) => b.type !== 'thinking') as Anthropic.ContentBlockParam[];
       const err = await h.anthropic.messages
         .create({ ...params, messages: [...params.messages, { role: 'assistant', content: stripped }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: calls[0]!.id, content: 'x' }, { type: 'tool_result', tool_use_id: calls[1]!.id, content: 'y' }] }] })
-        .catch((e: unknown) => e as { status: number; error: Json });
+        .then(() => ({ status: 0, error: {} as Json }), (e: unknown) => e as { status: number; error: Json });
       expect(err.status).toBe(400);
       expect(err.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
       expect(err.error.error.message).toMatch(/thought_signature/);
@@ -133,7 +133,7 @@ describe('Gemini upstream through the Messages door', () => {
     const refused = await h.anthropic.messages.stream({ model: 'gemini-thinker', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
     expect(refused.stop_reason).toBe('refusal');
     h.upstream.enqueue({ kind: 'reply', blocks: [], geminiPromptBlock: 'PROHIBITED_CONTENT' });
-    const err = await h.anthropic.messages.create({ model: 'gemini-thinker', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e as { status: number; error: Json });
+    const err = await h.anthropic.messages.create({ model: 'gemini-thinker', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] }).then(() => ({ status: 0, error: {} as Json }), (e: unknown) => e as { status: number; error: Json });
     expect(err.status).toBe(400);
     expect(err.error.error).toMatchObject({ type: 'invalid_request_error', message: 'Gemini blocked the prompt (PROHIBITED_CONTENT)' });
   });
@@ -159,9 +159,9 @@ describe('Gemini upstream through the Responses door', () => {
         include: ['reasoning.encrypted_content'],
         store: false,
       };
-      const first = stream ? await h.openai.responses.stream(params).finalResponse() : await h.openai.responses.create(params);
+      const first = stream ? await h.openai.responses.stream({ ...params, stream: true }).finalResponse() : await h.openai.responses.create(params);
       expect(first.status).toBe('completed');
-      const calls = first.output.filter((i): i is OpenAI.Responses.ResponseFunctionToolCall => i.type === 'function_call');
+      const calls = (first.output as OpenAI.Responses.ResponseOutputItem[]).filter((i): i is OpenAI.Responses.ResponseFunctionToolCall => i.type === 'function_call');
       expect(calls.map((c) => JSON.parse(c.arguments))).toEqual([{ city: 'Paris' }, { city: 'Rome' }]);
       const reasoning = first.output.filter((i) => i.type === 'reasoning');
       expect(reasoning).toHaveLength(1);
@@ -197,7 +197,7 @@ describe('Gemini upstream through the Responses door', () => {
 
   it('RESOURCE_EXHAUSTED is a 429 with retry-after from RetryInfo', async () => {
     h.upstream.enqueue({ kind: 'http-error', status: 429, message: 'quota', retryAfter: '11' });
-    const err = await h.openai.responses.create({ model: 'gemini-thinker', input: 'x', store: false }).catch((e: unknown) => e as { status: number; headers: Headers; error: Json });
+    const err = await h.openai.responses.create({ model: 'gemini-thinker', input: 'x', store: false }).then(() => ({ status: 0, headers: new Headers(), error: {} as Json }), (e: unknown) => e as { status: number; headers: Headers; error: Json });
     expect(err.status).toBe(429);
     expect(err.headers.get('retry-after')).toBe('11');
     expect(err.error).toMatchObject({ code: 'rate_limit_exceeded' });
