@@ -54,6 +54,10 @@ export function resolvePlatform(key: string, p: RawProvider, hasApiKey: boolean)
   if (kind === 'azure' && p.deployment !== undefined && p.api_version === undefined) {
     throw new ConfigError(`${key}.api_version: required with deployment (the deployment URLs need an api-version)`);
   }
+  // The deployment URLs hang off the resource's endpoint; the v1 API's URL has no deployments under it.
+  if (kind === 'azure' && p.deployment !== undefined && p.base_url !== undefined && /\/v1\/*$/.test(p.base_url)) {
+    throw new ConfigError(`${key}.base_url: with deployment, the resource endpoint (https://{resource}.openai.azure.com), not the v1 API's URL`);
+  }
   return {
     settings: {
       kind,
@@ -76,6 +80,11 @@ function defaultAuth(kind: PlatformKind, hasApiKey: boolean): PlatformSettings['
 
 function defaultBaseUrl(kind: PlatformKind, region: string): string | undefined {
   if (kind === 'bedrock') return `https://bedrock-runtime.${region}.amazonaws.com`;
-  if (kind === 'vertex') return region === 'global' ? 'https://aiplatform.googleapis.com/v1' : `https://${region}-aiplatform.googleapis.com/v1`;
+  if (kind === 'vertex') {
+    if (region === 'global') return 'https://aiplatform.googleapis.com/v1';
+    // The multi-region locations have hosts of their own (as @anthropic-ai/vertex-sdk addresses them).
+    if (region === 'us' || region === 'eu') return `https://aiplatform.${region}.rep.googleapis.com/v1`;
+    return `https://${region}-aiplatform.googleapis.com/v1`;
+  }
   return undefined; // azure: the resource's own URL
 }

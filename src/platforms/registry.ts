@@ -2,11 +2,16 @@
 // new platforms). Each platform loads its cloud SDK lazily, so a gateway without one never pays for it.
 import type { PlatformKind, ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
+import { azurePlatform } from './azure.js';
 import type { Platform } from './types.js';
+import { vertexPlatform } from './vertex.js';
 
 type Factory = (provider: ProviderConfig) => Platform;
 
-const FACTORIES: Partial<Record<PlatformKind, Factory>> = {};
+const FACTORIES: Partial<Record<PlatformKind, Factory>> = {
+  vertex: vertexPlatform,
+  azure: (provider) => azurePlatform(provider),
+};
 
 const made = new WeakMap<ProviderConfig, Platform>();
 

@@ -1,0 +1,79 @@
+// A bearer token from a credential source (Google OAuth, Microsoft Entra), cached and refreshed before
+// it expires, with at most one refresh in flight however many requests wait for it. Inside the refresh
+// window the still-valid token keeps serving while one refresh runs in the background, so traffic never
+// waits on a refresh it did not need.
+import { GatewayError } from '../errors.js';
+
+export interface FetchedToken {
+  token: string;
+  /** When it stops being valid, in ms since the epoch; undefined when the source does not say. */
+  expiresAt: number | undefined;
+}
+
+/** Refresh this long before expiry at most (the cloud SDKs' own habit), and at most half a token's
+ * life, so a short-lived token is not refreshed on every request. */
+const MAX_MARGIN_MS = 5 * 60_000;
+/** A token whose source gave no expiry is asked for again after this long (the library caches it). */
+const UNKNOWN_LIFETIME_MS = 5 * 60_000;
+/** After a background refresh failed, the still-valid token serves this long before the next try, so a
+ * broken credential source is not asked again on every request. */
+const RETRY_AFTER_FAILURE_MS = 1000;
+
+export class TokenCache {
+  private token = '';
+  private expiresAt = 0;
+  private refreshAt = 0;
+  private retryAt = 0;
+  private inFlight: Promise<string> | undefined;
+  /** Refreshes done so far (diagnostics and tests). */
+  refreshes = 0;
+
+  /** `describe` names the deployment and the source in errors (`upstream p: Google credentials`); the
+   * source's own error stays the cause and never reaches the message, so no secret can. */
+  constructor(
+    private readonly fetch: () => Promise<FetchedToken>,
+    private readonly describe: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The current token, synchronously when one is valid and not yet due for refresh. */
+  get(): string | Promise<string> {
+    const now = this.now();
+    if (this.token !== '' && now < this.refreshAt) return this.token;
+    if (this.token !== '' && now < this.expiresAt) {
+      // Due, not expired: serve this one and refresh behind it (a failure is retried by a later call).
+      if (now >= this.retryAt) {
+        this.refresh().catch(() => {
+          this.retryAt = this.now() + RETRY_AFTER_FAILURE_MS;
+        });
+      }
+      return this.token;
+    }
+    return this.refresh();
+  }
+
+  private refresh(): Promise<string> {
+    if (this.inFlight) return this.inFlight;
+    const started = this.now();
+    const run = this.fetch().then(
+      (t) => {
+        if (typeof t.token !== 'string' || t.token === '') throw new Error('the credential source returned no token');
+        const expiresAt = t.expiresAt ?? started + UNKNOWN_LIFETIME_MS;
+        this.token = t.token;
+        this.expiresAt = expiresAt;
+        this.refreshAt = expiresAt - Math.min(MAX_MARGIN_MS, Math.max(0, (expiresAt - started) / 2));
+        this.refreshes++;
+        return t.token;
+      },
+      (err: unknown) => {
+        throw new GatewayError('bad_gateway', `${this.describe}: could not get an access token`, { upstreamStatus: 401, cause: err });
+      },
+    );
+    this.inFlight = run;
+    const clear = () => {
+      if (this.inFlight === run) this.inFlight = undefined;
+    };
+    run.then(clear, clear);
+    return run;
+  }
+}
