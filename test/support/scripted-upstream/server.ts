@@ -206,6 +206,10 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
       if (!req.headers['x-goog-api-key'] && !/[?&]key=/.test(url) && !req.headers.authorization) {
         return sendJson(res, 403, geminiError({ status: 403, message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API." }), renderer.headers());
       }
+      // countTokens: the Gemini API wraps the request in generateContentRequest; Vertex AI refuses that.
+      if (target.kind === 'count-tokens' && path.includes('/publishers/google/') && 'generateContentRequest' in bodyObject) {
+        return sendJson(res, 400, geminiError({ status: 400, message: 'Invalid JSON payload received. Unknown name "generateContentRequest": Cannot find field.' }), renderer.headers());
+      }
       const body = target.kind === 'count-tokens' ? (bodyObject.generateContentRequest ?? bodyObject) : bodyObject;
       const refusal = gemini.verify(body as Record<string, unknown>);
       if (refusal) return sendJson(res, refusal.status, refusal.body, renderer.headers());
