@@ -11,6 +11,7 @@ const TEST_TIMEOUT_MS = 90_000;
 const routes: { upstream: UpstreamProtocol; name: string }[] = [
   { upstream: 'responses', name: 'via-responses: translated to an OpenAI Responses upstream' },
   { upstream: 'chat', name: 'via-chat: translated to a Chat Completions upstream' },
+  { upstream: 'gemini', name: 'via-gemini: translated to a Google Gemini upstream' },
   { upstream: 'messages', name: 'via-messages: pass-through to an Anthropic Messages upstream' },
 ];
 

@@ -38,6 +38,32 @@ export function geminiError(spec: ErrorSpec & { retryAfter?: string }): unknown 
   return { error };
 }
 
+const SCHEMA_KEYWORDS = new Set([
+  '$id', '$defs', '$ref', '$anchor', 'type', 'format', 'title', 'description', 'enum', 'items', 'prefixItems', 'minItems', 'maxItems',
+  'minimum', 'maximum', 'anyOf', 'oneOf', 'properties', 'additionalProperties', 'required', 'propertyOrdering',
+]);
+
+/** The first keyword outside Gemini's JSON Schema subset, anywhere in the schema. */
+function unsupportedKeyword(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return undefined;
+  for (const [key, value] of Object.entries(schema as Json)) {
+    if (!SCHEMA_KEYWORDS.has(key)) return key;
+    const subs: unknown[] =
+      key === 'properties' || key === '$defs'
+        ? Object.values((value ?? {}) as Json)
+        : key === 'anyOf' || key === 'oneOf' || key === 'prefixItems'
+          ? (Array.isArray(value) ? value : [])
+          : key === 'items' || key === 'additionalProperties'
+            ? [value]
+            : [];
+    for (const sub of subs) {
+      const bad = unsupportedKeyword(sub);
+      if (bad) return bad;
+    }
+  }
+  return undefined;
+}
+
 /** Gemini-only script knobs, carried on the reply object. */
 export interface GeminiScript {
   /** A finishReason other than the one derived from `stop` (RECITATION, MALFORMED_FUNCTION_CALL, …). */
@@ -188,6 +214,16 @@ export function createGeminiRenderer(): GeminiRenderer {
 
   function verify(body: Json): { status: number; body: unknown } | undefined {
     const refuse = (message: string) => ({ status: 400, body: geminiError({ status: 400, message }) });
+    // Schemas: only the JSON Schema subset Gemini documents.
+    const schemas: [string, unknown][] = [];
+    for (const [t, tool] of (Array.isArray(body.tools) ? body.tools : []).entries()) {
+      for (const [d, decl] of (tool?.functionDeclarations ?? []).entries()) schemas.push([`tools[${t}].function_declarations[${d}].parameters_json_schema`, decl?.parametersJsonSchema]);
+    }
+    if (body.generationConfig?.responseJsonSchema !== undefined) schemas.push(['generation_config.response_json_schema', body.generationConfig.responseJsonSchema]);
+    for (const [where, schema] of schemas) {
+      const bad = unsupportedKeyword(schema);
+      if (bad) return refuse(`Invalid JSON payload received. Unknown name "${bad}" at '${where}': Cannot find field.`);
+    }
     const contents: Json[] = Array.isArray(body.contents) ? body.contents : [];
     if (contents.length === 0) return refuse('* GenerateContentRequest.contents: contents is not specified');
     let lastCalls = 0;

@@ -171,6 +171,13 @@ describe('Gemini via @google/genai', () => {
     expect(noKey.status).toBe(403);
   });
 
+  it('schemas outside Gemini\'s JSON Schema subset are refused', async () => {
+    const loose = { functionDeclarations: [{ name: 'f', parametersJsonSchema: { type: 'object', properties: { a: { type: 'string', minLength: 1 } } } }] };
+    const err = (await ai.models.generateContent({ model: MODEL, contents: 'Hi', config: { tools: [loose] } }).catch((e: unknown) => e)) as ApiError;
+    expect(err.status).toBe(400);
+    expect(err.message).toMatch(/Unknown name .{0,2}minLength/);
+  });
+
   it('countTokens', async () => {
     const res = await ai.models.countTokens({ model: MODEL, contents: 'How many tokens is this?' });
     expect(res.totalTokens).toBeGreaterThan(0);
