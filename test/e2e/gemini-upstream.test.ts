@@ -117,14 +117,16 @@ describe('Gemini upstream through the Messages door', () => {
       expect(second.content).toEqual([expect.objectContaining({ type: 'text', text: 'Paris 21C, Rome 25C.' })]);
       expectSecondTurnHistory(lastGemini());
 
-      // A caller that drops the thinking block loses the signature: Gemini refuses, in the caller's envelope.
+      // A caller that drops the thinking block loses the signature: Gemini 3 would refuse the step, so the
+      // driver sends Google's documented stand-in for it, and says so.
       const stripped = first.content.filter((b) => b.type !== 'thinking') as Anthropic.ContentBlockParam[];
-      const err = await h.anthropic.messages
+      h.upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'Still fine.' }] });
+      const { data: third, response } = await h.anthropic.messages
         .create({ ...params, messages: [...params.messages, { role: 'assistant', content: stripped }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: calls[0]!.id, content: 'x' }, { type: 'tool_result', tool_use_id: calls[1]!.id, content: 'y' }] }] })
-        .then(() => ({ status: 0, error: {} as Json }), (e: unknown) => e as { status: number; error: Json });
-      expect(err.status).toBe(400);
-      expect(err.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
-      expect(err.error.error.message).toMatch(/thought_signature/);
+        .withResponse();
+      expect(third.content).toEqual([expect.objectContaining({ text: 'Still fine.' })]);
+      expect(response.headers.get('x-switchyard-warnings')).toMatch(/reasoning/);
+      expect(lastGemini().contents[1].parts[0]).toEqual({ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' });
     });
   }
 

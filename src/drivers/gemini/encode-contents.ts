@@ -14,6 +14,9 @@ import { GEMINI_TOOL_NAME_MAX } from './tool-names.js';
 /** What the upstream sees for a call the caller never answered. */
 export const UNANSWERED_CALL_TEXT = 'Tool call was not completed.';
 
+/** Google's documented stand-in signature for a function call Gemini did not make (gemini.md §6). */
+export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
 type UserTurn = Extract<Turn, { role: 'user' }>;
 type AssistantTurn = Extract<Turn, { role: 'assistant' }>;
 
@@ -29,8 +32,11 @@ interface EncodeState {
   readonly names: Map<string, string>;
   /** The last model turn's calls, not yet answered. */
   pending: PendingCall[];
+  /** Gemini 3 refuses a step whose first call has no signature: unsigned steps get SKIP_SIGNATURE. */
+  readonly signSteps: boolean;
   warnedReasoning: boolean;
   warnedOrphan: boolean;
+  warnedUnsigned: boolean;
 }
 
 export function encodeSystem(req: IrRequest): { parts: { text: string }[] } | undefined {
@@ -39,8 +45,18 @@ export function encodeSystem(req: IrRequest): { parts: { text: string }[] } | un
   return parts.length > 0 ? { parts } : undefined;
 }
 
-export function encodeContents(req: IrRequest, warnings: Warning[]): GeminiContent[] {
-  const state: EncodeState = { contents: [], warnings, names: new Map(), pending: [], warnedReasoning: false, warnedOrphan: false };
+/** `signSteps`: the model checks signatures (Gemini 3 and later). */
+export function encodeContents(req: IrRequest, warnings: Warning[], signSteps = false): GeminiContent[] {
+  const state: EncodeState = {
+    contents: [],
+    warnings,
+    names: new Map(),
+    pending: [],
+    signSteps,
+    warnedReasoning: false,
+    warnedOrphan: false,
+    warnedUnsigned: false,
+  };
   for (let t = 0; t < req.turns.length; t++) {
     const turn = req.turns[t]!;
     if (turn.role === 'assistant') {
@@ -90,6 +106,7 @@ function encodeModel(turn: AssistantTurn, state: EncodeState): void {
         const id = upstreamCallId(part.id);
         const p: GeminiPart = { functionCall: id === undefined ? { name, args } : { id, name, args } };
         if (signature !== undefined) p.thoughtSignature = signature;
+        else if (calls.length === 0 && state.signSteps) p.thoughtSignature = unsignedStep(state);
         signature = undefined;
         parts.push(p);
         state.names.set(part.id, name);
@@ -106,6 +123,16 @@ function encodeModel(turn: AssistantTurn, state: EncodeState): void {
   if (signature !== undefined) parts.push({ text: '', thoughtSignature: signature });
   push(state, 'model', parts);
   state.pending = calls;
+}
+
+/** A step whose first call Gemini did not sign (another model's history, or a caller that dropped the
+ * reasoning block): Google's documented stand-in, said once per request. */
+function unsignedStep(state: EncodeState): string {
+  if (!state.warnedUnsigned) {
+    state.warnedUnsigned = true;
+    state.warnings.push({ field: 'reasoning', message: `function calls without a Gemini thought signature were sent with "${SKIP_SIGNATURE}" (Gemini's reasoning state for them is lost)` });
+  }
+  return SKIP_SIGNATURE;
 }
 
 /** Pushes the thought part (if any); returns the signature that belongs to the next answer part. */

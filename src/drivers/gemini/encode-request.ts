@@ -4,7 +4,7 @@ import type { IrRequest, OutputFormat, Warning } from '../../ir/types.js';
 import type { GeminiGenerationConfig, GeminiRequest } from '../../protocols/gemini/request.js';
 import type { DriverTarget, EncodedRequest } from '../types.js';
 import { encodeContents, encodeSystem } from './encode-contents.js';
-import { thinkingConfig } from './encode-thinking.js';
+import { takesThinkingLevel, thinkingConfig } from './encode-thinking.js';
 import { encodeTools } from './encode-tools.js';
 import { geminiSchema } from './json-schema-subset.js';
 import { geminiHeaders, geminiPath } from './paths.js';
@@ -14,7 +14,7 @@ const MAX_STOP = 5;
 
 /** The body without the model (Gemini addresses the model in the path). */
 export function geminiRequestBody(req: IrRequest, model: string, warnings: Warning[]): GeminiRequest {
-  const body: GeminiRequest = { contents: encodeContents(req, warnings) };
+  const body: GeminiRequest = { contents: encodeContents(req, warnings, takesThinkingLevel(model)) };
   const system = encodeSystem(req);
   if (system) body.systemInstruction = system;
   const tools = encodeTools(req, warnings);

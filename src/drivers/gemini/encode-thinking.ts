@@ -9,7 +9,7 @@ import type { GeminiThinkingConfig, GeminiThinkingLevel } from '../../protocols/
 const BUDGET: Record<Exclude<ReasoningEffort, 'none'>, number> = { minimal: 512, low: 1024, medium: 8192, high: 24576, xhigh: 32768, max: 32768 };
 const LEVEL: Record<Exclude<ReasoningEffort, 'none'>, GeminiThinkingLevel> = { minimal: 'MINIMAL', low: 'LOW', medium: 'MEDIUM', high: 'HIGH', xhigh: 'HIGH', max: 'HIGH' };
 
-/** Gemini 3 and later take levels; earlier models take budgets. */
+/** Gemini 3 and later take levels (and check thought signatures); earlier models take budgets. */
 export function takesThinkingLevel(model: string): boolean {
   const m = /gemini-(\d+)/.exec(model);
   return m !== null && Number(m[1]) >= 3;

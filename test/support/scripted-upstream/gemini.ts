@@ -74,11 +74,15 @@ export interface GeminiScript {
   geminiNoCallIds?: boolean;
 }
 
+/** Signatures Google documents for calls Gemini did not make (another model's history). */
+const SENTINELS = new Set(['skip_thought_signature_validator', 'context_engineering_is_the_way_to_go']);
+
 const modelOf = (req: ReceivedRequest) => /\/models\/([^/:]+):/.exec(req.path)?.[1] ?? 'gemini-scripted';
 
 export interface GeminiRenderer extends ProtocolRenderer {
-  /** The history check Gemini 3 makes; a refusal (status 400 body) or undefined when the request is acceptable. */
-  verify(body: Json): { status: number; body: unknown } | undefined;
+  /** The history check Gemini makes (the current-turn rule only for Gemini 3 models, by `model`); a
+   * refusal (status 400 body) or undefined when the request is acceptable. */
+  verify(body: Json, model: string): { status: number; body: unknown } | undefined;
 }
 
 export function createGeminiRenderer(): GeminiRenderer {
@@ -212,7 +216,7 @@ export function createGeminiRenderer(): GeminiRenderer {
     };
   }
 
-  function verify(body: Json): { status: number; body: unknown } | undefined {
+  function verify(body: Json, model: string): { status: number; body: unknown } | undefined {
     const refuse = (message: string) => ({ status: 400, body: geminiError({ status: 400, message }) });
     // Schemas: only the JSON Schema subset Gemini documents.
     const schemas: [string, unknown][] = [];
@@ -235,13 +239,13 @@ export function createGeminiRenderer(): GeminiRenderer {
       let calls = 0;
       let responses = 0;
       for (const p of ps) {
-        if (typeof p.thoughtSignature === 'string' && !issued.has(p.thoughtSignature)) {
+        if (typeof p.thoughtSignature === 'string' && !issued.has(p.thoughtSignature) && !SENTINELS.has(p.thoughtSignature)) {
           return refuse('Unable to submit request because Thought signature is not valid.');
         }
         if (p.functionCall) {
           calls++;
           const expected = signedCalls.get(callKey(p.functionCall));
-          if (expected !== undefined && p.thoughtSignature !== expected) {
+          if (expected !== undefined && p.thoughtSignature !== expected && !SENTINELS.has(p.thoughtSignature)) {
             return refuse(
               p.thoughtSignature === undefined
                 ? `Unable to submit request because function call \`${p.functionCall.name}\` in the ${i + 1}. content block is missing a \`thought_signature\`.`
@@ -258,6 +262,22 @@ export function createGeminiRenderer(): GeminiRenderer {
         return refuse('Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.');
       }
       lastCalls = c.role === 'model' ? calls : 0;
+    }
+    // Gemini 3: in the current turn (after the last user content with text), the first call of every
+    // step must be signed — by Gemini, or with a documented stand-in.
+    if (/gemini-[3-9]/.test(model)) {
+      let start = 0;
+      contents.forEach((c: Json, i: number) => {
+        if (c.role === 'user' && (c.parts ?? []).some((p: Json) => typeof p.text === 'string')) start = i + 1;
+      });
+      for (let i = start; i < contents.length; i++) {
+        const c = contents[i]!;
+        if (c.role !== 'model') continue;
+        const first = (c.parts ?? []).find((p: Json) => p.functionCall);
+        if (first && typeof first.thoughtSignature !== 'string') {
+          return refuse(`Unable to submit request because function call \`${first.functionCall.name}\` in the ${i + 1}. content block is missing a \`thought_signature\`.`);
+        }
+      }
     }
     return undefined;
   }

@@ -211,7 +211,7 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
         return sendJson(res, 400, geminiError({ status: 400, message: 'Invalid JSON payload received. Unknown name "generateContentRequest": Cannot find field.' }), renderer.headers());
       }
       const body = target.kind === 'count-tokens' ? (bodyObject.generateContentRequest ?? bodyObject) : bodyObject;
-      const refusal = gemini.verify(body as Record<string, unknown>);
+      const refusal = gemini.verify(body as Record<string, unknown>, /\/models\/([^/:]+):/.exec(path)?.[1] ?? '');
       if (refusal) return sendJson(res, refusal.status, refusal.body, renderer.headers());
       if (target.kind === 'count-tokens') return sendJson(res, 200, { totalTokens: estimateInputTokens(body), promptTokensDetails: [{ modality: 'TEXT', tokenCount: estimateInputTokens(body) }] }, renderer.headers());
     }

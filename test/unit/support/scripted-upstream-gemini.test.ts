@@ -126,6 +126,22 @@ describe('Gemini via @google/genai', () => {
     });
   }
 
+  it('Gemini 3: an unsigned call in the current turn (another model\'s history) is refused unless it carries Google\'s stand-in', async () => {
+    const history = (signature?: string): Content[] => [
+      { role: 'user', parts: [{ text: 'Weather in Oslo?' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, ...(signature ? { thoughtSignature: signature } : {}) }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: '-3C' } } }] },
+    ];
+    const refused = (await ai.models.generateContent({ model: MODEL, contents: history(), config: { tools: [weather] } }).catch((e: unknown) => e)) as ApiError;
+    expect(refused.status).toBe(400);
+    expect(refused.message).toMatch(/missing a .{0,2}thought_signature/);
+    upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'Cold.' }] });
+    expect((await ai.models.generateContent({ model: MODEL, contents: history('skip_thought_signature_validator'), config: { tools: [weather] } })).text).toBe('Cold.');
+    // Gemini 2.5 does not check.
+    upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'Cold.' }] });
+    expect((await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: history(), config: { tools: [weather] } })).text).toBe('Cold.');
+  });
+
   it('calls with ids keep them', async () => {
     upstream.enqueue({ kind: 'reply', blocks: [{ type: 'tool-call', id: 'fc-1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] });
     const res = await ai.models.generateContent({ model: MODEL, contents: 'Oslo?', config: { tools: [weather] } });

@@ -247,6 +247,31 @@ describe('gemini encodeRequest', () => {
     }
   });
 
+  it('Gemini 3: a step whose first call has no signature gets Google\'s stand-in, once warned; 2.5: nothing added', () => {
+    const history = request({
+      tools: [WEATHER],
+      turns: [
+        { role: 'user', parts: [{ type: 'text', text: 'Paris and Rome?' }] },
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'reasoning', text: 'hmm', carry: { family: 'anthropic', block: { type: 'thinking', thinking: 'hmm', signature: 'sig' } } },
+            { type: 'tool-call', id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}', kind: 'function' },
+            { type: 'tool-call', id: 'toolu_2', name: 'get_weather', arguments: '{"city":"Rome"}', kind: 'function' },
+          ],
+        },
+        { role: 'user', parts: [{ type: 'tool-result', callId: 'toolu_1', content: [{ type: 'text', text: 'sun' }], isError: false, kind: 'function' }] },
+        { role: 'assistant', parts: [{ type: 'tool-call', id: 'toolu_3', name: 'get_weather', arguments: '{"city":"Oslo"}', kind: 'function' }] },
+      ],
+    });
+    const three = encode(history, 'gemini-3-pro-preview');
+    expect(three.body.contents[1].parts.map((p: Json) => p.thoughtSignature)).toEqual(['skip_thought_signature_validator', undefined]);
+    expect(three.body.contents[3].parts[0].thoughtSignature).toBe('skip_thought_signature_validator');
+    expect(three.warnings.map((w) => w.field)).toEqual(['reasoning', 'reasoning']); // the dropped Anthropic state, the stand-in
+    const two = encode(history, 'gemini-2.5-pro');
+    expect(two.body.contents[1].parts.map((p: Json) => p.thoughtSignature)).toEqual([undefined, undefined]);
+  });
+
   it('reasoning of another family is dropped with one warning', () => {
     const { body, warnings } = encode(
       request({
