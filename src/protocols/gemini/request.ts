@@ -1,5 +1,6 @@
 // What the gateway sends a Gemini `generateContent` / `streamGenerateContent` / `countTokens` endpoint
-// (gemini.md §2–§5). Only the fields the driver writes; field names are the REST API's camelCase.
+// (gemini.md §2–§5). Only the fields the driver writes; field names are the REST API's camelCase. Plain
+// types, not TypeBox (as for Chat): Gemini is never a front door, so nothing is validated at run time.
 
 export interface GeminiBlob {
   mimeType: string;
