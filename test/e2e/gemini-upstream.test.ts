@@ -140,6 +140,20 @@ describe('Gemini upstream through the Messages door', () => {
     expect(err.error.error).toMatchObject({ type: 'invalid_request_error', message: 'Gemini blocked the prompt (PROHIBITED_CONTENT)' });
   });
 
+  it('streamed: a blocked prompt is still a 400 (nothing was sent yet); a SAFETY finish with no content is a refusal', async () => {
+    h.upstream.enqueue({ kind: 'reply', blocks: [], geminiPromptBlock: 'SAFETY' });
+    const err = await h.anthropic.messages
+      .stream({ model: 'gemini-thinker', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] })
+      .finalMessage()
+      .then(() => ({ status: 0, error: {} as Json }), (e: unknown) => e as { status: number; error: Json });
+    expect(err.status).toBe(400);
+    expect(err.error.error).toMatchObject({ type: 'invalid_request_error', message: 'Gemini blocked the prompt (SAFETY)' });
+    h.upstream.enqueue({ kind: 'reply', blocks: [], stop: 'refusal' });
+    const empty = await h.openai.responses.stream({ model: 'gemini-thinker', input: 'x', store: false, stream: true }).finalResponse();
+    expect(empty.status).toBe('incomplete');
+    expect(empty.incomplete_details).toEqual({ reason: 'content_filter' });
+  });
+
   it('count_tokens goes to :countTokens', async () => {
     const counted = await h.anthropic.messages.countTokens({ model: 'gemini-thinker', messages: [{ role: 'user', content: 'Count these words please' }] });
     expect(counted.input_tokens).toBeGreaterThan(0);
