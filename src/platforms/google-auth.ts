@@ -16,7 +16,7 @@ interface GoogleClient {
  * which costs seconds on the first token. */
 export function googleTokens(providerName: string, credentialsFile: string, projectId: string): TokenCache {
   let auth: { getClient(): Promise<GoogleClient> } | undefined;
-  const fetch = async (): Promise<FetchedToken> => {
+  const fetch = async (force: boolean): Promise<FetchedToken> => {
     if (!auth) {
       const { GoogleAuth } = await import('google-auth-library');
       auth = new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE], projectId, ...(credentialsFile !== '' ? { keyFilename: credentialsFile } : {}) }) as unknown as {
@@ -26,6 +26,9 @@ export function googleTokens(providerName: string, credentialsFile: string, proj
     // The library caches the client (once found) and its token; ours decides when to ask again, and
     // the client refreshes when its token is within its own 5-minute window or gone.
     const client = await auth.getClient();
+    // A refused token: mark the library's copy as expiring, so it fetches anew (metadata server, or a
+    // forced re-signing of the service account's assertion) instead of returning it again.
+    if (force) client.credentials.expiry_date = 1;
     const { token } = await client.getAccessToken();
     return { token: token ?? '', expiresAt: client.credentials.expiry_date ?? undefined };
   };

@@ -18,12 +18,18 @@ const UNKNOWN_LIFETIME_MS = 5 * 60_000;
 /** After a background refresh failed, the still-valid token serves this long before the next try, so a
  * broken credential source is not asked again on every request. */
 const RETRY_AFTER_FAILURE_MS = 1000;
+/** A token younger than this is not dropped on a refusal: the refusal came from a request that still
+ * carried the previous one (requests in flight when it was replaced). */
+const MIN_AGE_TO_DROP_MS = 2000;
 
 export class TokenCache {
   private token = '';
   private expiresAt = 0;
   private refreshAt = 0;
   private retryAt = 0;
+  private fetchedAt = 0;
+  /** The next fetch must not return the source's own cached token. */
+  private force = false;
   private inFlight: Promise<string> | undefined;
   /** Refreshes done so far (diagnostics and tests). */
   refreshes = 0;
@@ -31,7 +37,8 @@ export class TokenCache {
   /** `describe` names the deployment and the source in errors (`upstream p: Google credentials`); the
    * source's own error stays the cause and never reaches the message, so no secret can. */
   constructor(
-    private readonly fetch: () => Promise<FetchedToken>,
+    /** `force`: the cached token was refused; the source must fetch a new one, not return its cache. */
+    private readonly fetch: (force: boolean) => Promise<FetchedToken>,
     private readonly describe: string,
     private readonly now: () => number = Date.now,
   ) {}
@@ -52,20 +59,34 @@ export class TokenCache {
     return this.refresh();
   }
 
+  /** The cloud refused a token before its expiry (a revoked or rotated credential): drop it, so the next
+   * request fetches a new one instead of failing until the refresh time. */
+  invalidate(): void {
+    if (this.token === '' || this.now() - this.fetchedAt < MIN_AGE_TO_DROP_MS) return;
+    this.token = '';
+    this.expiresAt = 0;
+    this.refreshAt = 0;
+    this.force = true;
+  }
+
   private refresh(): Promise<string> {
     if (this.inFlight) return this.inFlight;
     const started = this.now();
-    const run = this.fetch().then(
+    const force = this.force;
+    this.force = false;
+    const run = this.fetch(force).then(
       (t) => {
         if (typeof t.token !== 'string' || t.token === '') throw new Error('the credential source returned no token');
         const expiresAt = t.expiresAt ?? started + UNKNOWN_LIFETIME_MS;
         this.token = t.token;
+        this.fetchedAt = started;
         this.expiresAt = expiresAt;
         this.refreshAt = expiresAt - Math.min(MAX_MARGIN_MS, Math.max(0, (expiresAt - started) / 2));
         this.refreshes++;
         return t.token;
       },
       (err: unknown) => {
+        if (force) this.force = true;
         throw new GatewayError('bad_gateway', `${this.describe}: could not get an access token`, { upstreamStatus: 401, cause: err });
       },
     );

@@ -94,7 +94,12 @@ export function vertexPlatform(provider: ProviderConfig, tokens?: TokenCache): P
       const token = source.get();
       return typeof token === 'string' ? finish(req, token) : token.then((t) => finish(req, t));
     },
-    decodeError: (status, headers, body) => decodeGoogleError(provider.name, status, headers, body),
+    decodeError(status, headers, body) {
+      const err = decodeGoogleError(provider.name, status, headers, body);
+      // Refused before its expiry (a revoked key, a rotated service account): fetch a new one next time.
+      if (status === 401) source.invalidate();
+      return err;
+    },
   };
 }
 

@@ -95,6 +95,32 @@ describe('Vertex AI platform', () => {
   });
 });
 
+describe('Vertex AI platform: a token revoked before its expiry', () => {
+  let h: VertexHarness;
+  beforeAll(async () => {
+    h = await startVertexHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('the refused token is dropped: one request fails (502), the next fetches a new token and succeeds', async () => {
+    const ask = () => h.anthropic.messages.create({ model: MODELS.messages.alias, max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] });
+    h.upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'one' }] });
+    await ask();
+    expect(h.metadata.issued).toBe(1);
+    await sleep(2100); // older than the refusals of requests still carrying a replaced token
+    h.metadata.revokeAll(); // a rotated service account: the cached token is refused from now on
+    const err = await ask().catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 502 });
+    expect((err as { error: { error: { message: string } } }).error.error.message).toMatch(/vertex-claude: Vertex AI refused the deployment's Google credentials \(UNAUTHENTICATED\)/);
+    h.upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'two' }] });
+    const ok = await ask();
+    expect(ok.content).toEqual([expect.objectContaining({ text: 'two' })]);
+    expect(h.metadata.issued).toBe(2);
+  });
+});
+
 describe('Vertex AI platform: short-lived Google tokens', () => {
   let h: VertexHarness;
   beforeAll(async () => {

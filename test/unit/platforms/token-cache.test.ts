@@ -96,4 +96,25 @@ describe('TokenCache', () => {
     expect(calls).toBe(3);
     expect(cache.get()).toBe('t3');
   });
+
+  it('invalidate: a refused token is dropped (unless just fetched) and the next fetch is forced', async () => {
+    const clock = { now: 0 };
+    const forced: boolean[] = [];
+    const cache = new TokenCache(
+      async (force) => {
+        forced.push(force);
+        return { token: `t${forced.length}`, expiresAt: clock.now + 3600_000 };
+      },
+      'upstream p: test',
+      () => clock.now,
+    );
+    expect(await cache.get()).toBe('t1');
+    clock.now = 1000;
+    cache.invalidate(); // a late refusal of a request that carried an older token: ignored
+    expect(cache.get()).toBe('t1');
+    clock.now = 5000;
+    cache.invalidate();
+    expect(await cache.get()).toBe('t2');
+    expect(forced).toEqual([false, true]);
+  });
 });
