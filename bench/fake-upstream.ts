@@ -1,6 +1,7 @@
-// A fake model provider for benchmarks: one node:http server answering the three upstream protocols
+// A fake model provider for benchmarks: one node:http server answering the four upstream protocols
 // (Anthropic `/v1/messages`, OpenAI Responses `/v1/responses` and `/responses`, Chat Completions
-// `/v1/chat/completions` and `/chat/completions`) with realistic, complete bodies and event streams.
+// `/v1/chat/completions` and `/chat/completions`, Gemini `/v1beta/models/{m}:generateContent` and
+// `:streamGenerateContent`) with realistic, complete bodies and event streams.
 // Everything is precomputed (see upstream-replies.ts): per request it only drains the body, looks for
 // `"stream": true` and the model name without parsing JSON, stamps a unique id and writes bytes, so it is
 // never the bottleneck of a benchmark.
@@ -57,6 +58,9 @@ const ROUTES: Record<string, Protocol> = {
   '/chat/completions': 'chat',
 };
 
+/** Gemini: model and mode in the path. */
+const GEMINI_RE = /^\/v1beta\/models\/([^/:]{1,200}):(generateContent|streamGenerateContent)$/;
+
 const STREAM_RE = /"stream"\s*:\s*true/;
 const MODEL_RE = /"model"\s*:\s*"([^"\\]{1,200})"/;
 const MAX_CACHED = 256;
@@ -83,9 +87,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     return reply;
   };
 
-  const answer = (protocol: Protocol, body: string, res: http.ServerResponse) => {
-    const stream = STREAM_RE.test(body);
-    const model = MODEL_RE.exec(body)?.[1] ?? 'unknown-model';
+  const answer = (protocol: Protocol, body: string, res: http.ServerResponse, gemini: RegExpExecArray | null) => {
+    const stream = gemini ? gemini[2] === 'streamGenerateContent' : STREAM_RE.test(body);
+    const model = gemini ? gemini[1]! : (MODEL_RE.exec(body)?.[1] ?? 'unknown-model');
     const reply = replyFor(protocol, model, stream);
     const chunks = stampId(reply, nextId());
     res.writeHead(200, reply.headers);
@@ -163,7 +167,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       res.end(text);
       return;
     }
-    const protocol = req.method === 'POST' ? ROUTES[path] : undefined;
+    const gemini = req.method === 'POST' ? GEMINI_RE.exec(path) : null;
+    const protocol = req.method === 'POST' ? (gemini ? 'gemini' : ROUTES[path]) : undefined;
     if (!protocol) {
       stats.notFound++;
       req.resume();
@@ -181,7 +186,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     });
     req.on('end', () => {
       const buf = rest ? Buffer.concat(rest) : first;
-      answer(protocol, buf ? buf.toString('latin1') : '', res);
+      answer(protocol, buf ? buf.toString('latin1') : '', res, gemini);
     });
   });
   server.maxRequestsPerSocket = 0;

@@ -74,7 +74,9 @@ function rewriteLines(text: string): string {
     let nl = text.indexOf('\n', start);
     if (nl === -1) nl = text.length;
     const line = text.slice(start, nl);
-    if (line.startsWith('data: ') && line !== 'data: [DONE]') out += 'data: ' + JSON.stringify(JSON.parse(line.slice(6)));
+    // Gemini ends its lines with CRLF: the CR is kept.
+    const cr = line.endsWith('\r');
+    if (line.startsWith('data: ') && line !== 'data: [DONE]') out += 'data: ' + JSON.stringify(JSON.parse(line.slice(6))) + (cr ? '\r' : '');
     else out += line;
     if (nl < text.length) out += '\n';
     start = nl + 1;
@@ -129,8 +131,10 @@ export async function startJsonFloorProxy(options: JsonFloorProxyOptions): Promi
           res.destroy(err);
         }
       };
+      // Gemini names the model in the path: the alias is mapped there too.
+      const path = (req.url ?? '/').replace(/\/models\/([^/:]+):/, (whole, alias: string) => (models[alias] ? `/models/${models[alias]}:` : whole));
       pool.dispatch(
-        { method: method as Dispatcher.HttpMethod, path: req.url ?? '/', headers: forwardable(req.headers, false), body },
+        { method: method as Dispatcher.HttpMethod, path, headers: forwardable(req.headers, false), body },
         {
           onRequestStart(c) {
             controller = c;

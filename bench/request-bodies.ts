@@ -3,14 +3,21 @@
 // words; DIRECT and FLOOR send the upstream protocol's shape (what the gateway would send upstream).
 import { ASSISTANT_TURN_1, SYSTEM_PROMPT, USER_TURN_1, USER_TURN_2 } from './corpus.js';
 
-export type Protocol = 'messages' | 'responses' | 'chat';
+export type Protocol = 'messages' | 'responses' | 'chat' | 'gemini';
 
 /** Path of the create endpoint on the fake upstream (and on the gateway for the two front doors). */
 export const ENDPOINT: Record<Protocol, string> = {
   messages: '/v1/messages',
   responses: '/v1/responses',
   chat: '/v1/chat/completions',
+  // Gemini names the model and the mode in the path: see geminiPath.
+  gemini: '/v1beta/models',
 };
+
+/** A Gemini request's path (model and streaming are in it, not in the body). */
+export function geminiPath(model: string, stream: boolean): string {
+  return `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+}
 
 export function requestBody(protocol: Protocol, model: string, stream: boolean): string {
   switch (protocol) {
@@ -52,6 +59,17 @@ export function requestBody(protocol: Protocol, model: string, stream: boolean):
         max_tokens: 1024,
         ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
       });
+    case 'gemini':
+      // No model and no stream flag: both are in the path (geminiPath).
+      return JSON.stringify({
+        contents: [
+          { role: 'user', parts: [{ text: USER_TURN_1 }] },
+          { role: 'model', parts: [{ text: ASSISTANT_TURN_1 }] },
+          { role: 'user', parts: [{ text: USER_TURN_2 }] },
+        ],
+        systemInstruction: { parts: [{ text: SYSTEM_PROMPT }] },
+        generationConfig: { maxOutputTokens: 1024 },
+      });
   }
 }
 
@@ -61,5 +79,6 @@ export function requestHeaders(protocol: Protocol): Record<string, string> {
   if (protocol === 'messages') {
     return { ...common, 'x-api-key': 'sk-bench', 'anthropic-version': '2023-06-01' };
   }
+  if (protocol === 'gemini') return { ...common, 'x-goog-api-key': 'AIza-bench' };
   return { ...common, authorization: 'Bearer sk-bench' };
 }

@@ -17,7 +17,7 @@ import { request } from 'undici';
 import { parseFlags } from './cli-flags.js';
 import { ANSWER_TEXT } from './corpus.js';
 import type { FakeUpstreamStats } from './fake-upstream.js';
-import { ENDPOINT, requestBody, requestHeaders, type Protocol } from './request-bodies.js';
+import { ENDPOINT, geminiPath, requestBody, requestHeaders, type Protocol } from './request-bodies.js';
 import { STREAM_TERMINAL } from './upstream-replies.js';
 import { collectEnvironment } from './lib/environment.js';
 import { writeGatewayConfig } from './lib/gateway-config.js';
@@ -227,14 +227,20 @@ function endpointOf(systems: Systems, cell: Cell, paced: boolean): Endpoint {
   }
 }
 
+/** The request path: fixed per protocol, except a Gemini request's (DIRECT and the floors of the Gemini
+ * upstream), which names the model and the mode. */
+function pathOf(e: Endpoint, cell: Cell, stream: boolean): string {
+  return cell.door === 'gemini' ? geminiPath(e.model, stream) : e.path;
+}
+
 function loadTarget(e: Endpoint, cell: Cell, stream: boolean): Target {
-  return { url: e.origin + e.path, headers: requestHeaders(cell.door), body: requestBody(cell.door, e.model, stream) };
+  return { url: e.origin + pathOf(e, cell, stream), headers: requestHeaders(cell.door), body: requestBody(cell.door, e.model, stream) };
 }
 
 function streamTarget(e: Endpoint, cell: Cell): StreamTarget {
   return {
     origin: e.origin,
-    path: e.path,
+    path: pathOf(e, cell, true),
     headers: requestHeaders(cell.door),
     body: requestBody(cell.door, e.model, true),
     terminal: STREAM_TERMINAL[cell.door],
@@ -253,6 +259,8 @@ function answerText(protocol: Protocol, json: unknown): string | null {
         : null;
     case 'chat':
       return typeof j?.choices?.[0]?.message?.content === 'string' ? j.choices[0].message.content : null;
+    case 'gemini':
+      return Array.isArray(j?.candidates?.[0]?.content?.parts) ? j.candidates[0].content.parts.map((p: any) => p?.text ?? '').join('') : null;
   }
 }
 
@@ -260,7 +268,7 @@ function answerText(protocol: Protocol, json: unknown): string | null {
 async function preflight(systems: Systems, cell: Cell, stream: boolean, paced: boolean): Promise<string | null> {
   const e = endpointOf(systems, cell, paced);
   try {
-    const res = await request(e.origin + e.path, {
+    const res = await request(e.origin + pathOf(e, cell, stream), {
       method: 'POST',
       headers: requestHeaders(cell.door),
       body: requestBody(cell.door, e.model, stream),
@@ -316,7 +324,7 @@ async function main(): Promise<void> {
     const floor = await startService({ name: 'floor', cwd: REPO, args: tsx('floor-proxy.ts', ['--port', '0', '--upstream', upstream.origin, '--connections', String(opts.pool)]) });
     const pacedFloor = await startService({ name: 'paced-floor', cwd: REPO, args: tsx('floor-proxy.ts', ['--port', '0', '--upstream', pacedUpstream.origin, '--connections', String(opts.pool)]) });
     const aliases = JSON.stringify(
-      Object.fromEntries((['messages', 'responses', 'chat'] as const).flatMap((p) => [false, true].map((paced) => [gatewayModel(p, paced), UPSTREAM_MODEL[p]]))),
+      Object.fromEntries((['messages', 'responses', 'chat', 'gemini'] as const).flatMap((p) => [false, true].map((paced) => [gatewayModel(p, paced), UPSTREAM_MODEL[p]]))),
     );
     const jsonFloor = await startService({ name: 'json-floor', cwd: REPO, args: tsx('json-floor-proxy.ts', ['--port', '0', '--upstream', upstream.origin, '--connections', String(opts.pool), '--models', aliases]) });
     const pacedJsonFloor = await startService({ name: 'paced-json-floor', cwd: REPO, args: tsx('json-floor-proxy.ts', ['--port', '0', '--upstream', pacedUpstream.origin, '--connections', String(opts.pool), '--models', aliases]) });
@@ -510,7 +518,7 @@ async function main(): Promise<void> {
       for (let run = 0; run < opts.runs; run++) {
         for (const cell of order(cells, run)) {
           const m = await measure(cell, false, (e) =>
-            fixedRate({ ...streamTarget(e, cell), body: requestBody(cell.door, e.model, false), terminal: '' }, opts.rate, opts.rateDurationS),
+            fixedRate({ ...streamTarget(e, cell), path: pathOf(e, cell, false), body: requestBody(cell.door, e.model, false), terminal: '' }, opts.rate, opts.rateDurationS),
           );
           const r = m.result;
           const s = summarize(r.latenciesUs);

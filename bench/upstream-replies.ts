@@ -31,6 +31,8 @@ export const STREAM_OVERHEAD: Record<Protocol, number> = {
   responses: 8,
   // role chunk, finish chunk, usage chunk, [DONE]
   chat: 4,
+  // the closing frame with finishReason and usage
+  gemini: 1,
 };
 
 /** Terminal marker a complete stream of that protocol ends with (used by checks). */
@@ -38,6 +40,8 @@ export const STREAM_TERMINAL: Record<Protocol, string> = {
   messages: 'event: message_stop',
   responses: 'event: response.completed',
   chat: 'data: [DONE]',
+  // Gemini streams have no end marker (the connection's end is the end): the finishing frame.
+  gemini: '"finishReason":"STOP"',
 };
 
 export function deltaCount(protocol: Protocol, events: number): number {
@@ -304,6 +308,43 @@ function chatReply(model: string, stream: boolean, events: number): PreparedRepl
   return finish(true, openaiHeaders(true), frames);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Google Gemini
+
+const geminiUsage = {
+  promptTokenCount: INPUT_TOKENS,
+  candidatesTokenCount: OUTPUT_TOKENS,
+  totalTokenCount: INPUT_TOKENS + OUTPUT_TOKENS,
+  promptTokensDetails: [{ modality: 'TEXT', tokenCount: INPUT_TOKENS }],
+};
+
+function geminiHeaders(stream: boolean): string[] {
+  return [
+    'content-type', stream ? 'text/event-stream' : 'application/json; charset=UTF-8',
+    'vary', 'Origin, X-Origin, Referer',
+    'server', 'scaffolding on HTTPServer2',
+    'x-xss-protection', '0',
+    'x-frame-options', 'SAMEORIGIN',
+    'x-content-type-options', 'nosniff',
+    'server-timing', 'gfet4t7; dur=412',
+  ];
+}
+
+function geminiReply(model: string, stream: boolean, events: number): PreparedReply {
+  const tail = { modelVersion: model, responseId: ID_PLACEHOLDER };
+  if (!stream) {
+    const body = { candidates: [{ content: { parts: [{ text: ANSWER_TEXT }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: geminiUsage, ...tail };
+    return finish(false, geminiHeaders(false), [JSON.stringify(body)]);
+  }
+  const running = { promptTokenCount: INPUT_TOKENS, totalTokenCount: INPUT_TOKENS, promptTokensDetails: geminiUsage.promptTokensDetails };
+  const frame = (data: unknown) => `data: ${JSON.stringify(data)}\r\n\r\n`;
+  const frames = splitText(ANSWER_TEXT, deltaCount('gemini', events)).map((text) =>
+    frame({ candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }], usageMetadata: running, ...tail }),
+  );
+  frames.push(frame({ candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: geminiUsage, ...tail }));
+  return finish(true, geminiHeaders(true), frames);
+}
+
 export function prepareReply(protocol: Protocol, model: string, stream: boolean, events: number): PreparedReply {
   switch (protocol) {
     case 'messages':
@@ -312,6 +353,8 @@ export function prepareReply(protocol: Protocol, model: string, stream: boolean,
       return responsesReply(model, stream, events);
     case 'chat':
       return chatReply(model, stream, events);
+    case 'gemini':
+      return geminiReply(model, stream, events);
   }
 }
 

@@ -17,11 +17,11 @@ export interface GatewayConfigOptions {
   logLevel?: string;
 }
 
-const PROTOCOLS: Protocol[] = ['messages', 'responses', 'chat'];
+const PROTOCOLS: Protocol[] = ['messages', 'responses', 'chat', 'gemini'];
 
 function baseUrl(origin: string, protocol: Protocol): string {
-  // Anthropic: base URL without /v1 (the driver adds /v1/messages); OpenAI and Chat: with /v1.
-  return protocol === 'messages' ? origin : origin + '/v1';
+  // Anthropic: base URL without /v1 (the driver adds /v1/messages); OpenAI and Chat: with /v1; Gemini: /v1beta.
+  return protocol === 'messages' ? origin : protocol === 'gemini' ? origin + '/v1beta' : origin + '/v1';
 }
 
 export function gatewayConfig(o: GatewayConfigOptions): Record<string, unknown> {

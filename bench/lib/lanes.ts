@@ -28,6 +28,8 @@ export const LANES: Lane[] = [
   lane('responses', 'messages'),
   lane('messages', 'chat'),
   lane('responses', 'chat'),
+  lane('messages', 'gemini'),
+  lane('responses', 'gemini'),
 ];
 
 /** Lanes whose gateway is also measured with metrics off (one per lane kind keeps the suite short). */
@@ -38,6 +40,7 @@ export const UPSTREAM_MODEL: Record<Protocol, string> = {
   messages: 'claude-bench',
   responses: 'gpt-bench',
   chat: 'chat-bench',
+  gemini: 'gemini-bench',
 };
 
 /** Gateway model alias routed to the fake upstream of that protocol (paced: the paced upstream). */

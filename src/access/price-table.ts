@@ -7,6 +7,10 @@
 //   under-counted; likewise the >200k-token surcharge of the Sonnet 4.x models is not modelled.
 // - OpenAI from secondary sources quoting developers.openai.com/api/docs/pricing (the official page
 //   itself could not be read when the table was taken); OpenAI does not bill cache writes separately.
+// - Google from secondary sources quoting ai.google.dev/gemini-api/docs/pricing (paid tier, prompts up
+//   to 200k tokens; the >200k band of the Pro models is not modelled). Cache reads at a tenth of input
+//   (implicit caching); Google does not bill cache writes, only explicit-cache storage, which the IR
+//   does not see.
 // Operators override any of them: `models.<alias>.price` or `providers.<name>.prices.<model>`.
 import type { ModelConfig, ModelPrice, ProviderConfig } from '../config/types.js';
 import type { Usage } from '../ir/types.js';
@@ -59,6 +63,18 @@ const SHIPPED: ReadonlyMap<string, ModelPrice> = new Map([
   ['gpt-4o-mini', p(0.15, 0.6, 0.075)],
   ['o3', p(2, 8, 0.5)],
   ['o4-mini', p(1.1, 4.4, 0.275)],
+  // Google
+  ['gemini-3.5-flash', p(1.5, 9, 0.15)],
+  ['gemini-3.1-pro', p(2, 12, 0.2)],
+  ['gemini-3.1-pro-preview', p(2, 12, 0.2)],
+  ['gemini-3.1-flash-lite', p(0.25, 1.5, 0.025)],
+  ['gemini-3-pro-preview', p(2, 12, 0.2)],
+  ['gemini-3-flash', p(0.5, 3, 0.05)],
+  ['gemini-3-flash-preview', p(0.5, 3, 0.05)],
+  ['gemini-2.5-pro', p(1.25, 10, 0.125)],
+  ['gemini-2.5-flash', p(0.3, 2.5, 0.03)],
+  ['gemini-2.5-flash-lite', p(0.1, 0.4, 0.01)],
+  ['gemini-2.0-flash', p(0.1, 0.4, 0.025)],
 ]);
 
 /** Dated snapshots (`claude-haiku-4-5-20251001`, `gpt-4o-2024-08-06`) cost what their base model costs. */

@@ -112,6 +112,9 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
   };
 }
 
+/** The Gemini API's own base URL (gemini.md §1): a `protocol: gemini` provider may leave `base_url` out. */
+const GEMINI_API_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';
+
 function resolveProvider(name: string, p: RawProvider): ProviderConfig {
   const key = `providers.${name}`;
   let origin = '';
@@ -120,7 +123,7 @@ function resolveProvider(name: string, p: RawProvider): ProviderConfig {
   const apiKeys = [...(p.api_keys ?? []), ...(p.api_key ? [p.api_key] : [])].filter((k) => k !== '');
   const platform = resolvePlatform(key, p, apiKeys.length > 0);
   if (p.protocol !== 'demo') {
-    const given = p.base_url ?? platform?.defaultBaseUrl;
+    const given = p.base_url ?? platform?.defaultBaseUrl ?? (p.protocol === 'gemini' ? GEMINI_API_BASE_URL : undefined);
     if (!given) throw new ConfigError(`${key}.base_url: required for protocol ${p.protocol}${platform ? ` on platform ${platform.settings.kind}` : ''}`);
     let url: URL;
     try {

@@ -7,7 +7,7 @@ import type { PlatformKind, PlatformSettings } from './types.js';
 
 const PROTOCOLS: Record<PlatformKind, readonly string[]> = {
   bedrock: ['messages'],
-  vertex: ['messages'],
+  vertex: ['messages', 'gemini'],
   azure: ['responses', 'chat'],
 };
 

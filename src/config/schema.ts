@@ -101,7 +101,7 @@ const Auth = Type.Object(
 
 export const ProviderSchema = Type.Object(
   {
-    protocol: Type.Union([Type.Literal('messages'), Type.Literal('responses'), Type.Literal('chat'), Type.Literal('demo')]),
+    protocol: Type.Union([Type.Literal('messages'), Type.Literal('responses'), Type.Literal('chat'), Type.Literal('gemini'), Type.Literal('demo')]),
     base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
     api_key: Type.Optional(Type.String()),
     /** Several keys, rotated per request. */

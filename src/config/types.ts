@@ -2,7 +2,7 @@
 import type { DriverOptions } from '../drivers/types.js';
 import type { ReasoningEffort } from '../ir/types.js';
 
-export type ProviderProtocol = 'messages' | 'responses' | 'chat' | 'demo';
+export type ProviderProtocol = 'messages' | 'responses' | 'chat' | 'gemini' | 'demo';
 
 export interface Timeouts {
   connectMs: number;

@@ -83,4 +83,7 @@ export interface Driver {
    * gateway estimates). `callerBody` is the caller's own body when it came in through this protocol's
    * door (forwarded as is); otherwise the request is encoded from the IR. */
   countTokensRequest(req: IrRequest, target: DriverTarget, callerBody: Record<string, unknown> | undefined): EncodedRequest | undefined;
+  /** The count in the upstream's token-counting answer, when it is not `input_tokens` (Gemini's
+   * `totalTokens`). */
+  decodeCount?(json: unknown): number | undefined;
 }

@@ -23,6 +23,7 @@ export function decodeEnvelope(value: string): ReasoningCarry | undefined {
       if (carry.family === 'anthropic' && carry.block && typeof carry.block === 'object') return carry;
       if (carry.family === 'openai' && typeof carry.id === 'string' && Array.isArray(carry.summary)) return carry;
       if (carry.family === 'chat' && typeof carry.text === 'string') return carry;
+      if (carry.family === 'google' && (typeof carry.signature === 'string' || carry.signature === null) && (carry.on === 'thought' || carry.on === 'next')) return carry;
     }
   } catch {
     // not ours

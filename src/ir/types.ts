@@ -2,11 +2,11 @@
 // from them, and every stream is a sequence of IrEvent. Imports nothing of ours.
 
 /** Wire protocols the gateway speaks. `messages` = Anthropic Messages, `responses` = OpenAI Responses,
- * `chat` = OpenAI Chat Completions (upstream only). */
-export type Protocol = 'messages' | 'responses' | 'chat';
+ * `chat` = OpenAI Chat Completions, `gemini` = Google Gemini generateContent (both upstream only). */
+export type Protocol = 'messages' | 'responses' | 'chat' | 'gemini';
 
 /** Vendor families that own opaque reasoning state. A carry only goes back to the family that made it. */
-export type ReasoningFamily = 'anthropic' | 'openai' | 'chat';
+export type ReasoningFamily = 'anthropic' | 'openai' | 'chat' | 'google';
 
 // ---------------------------------------------------------------------------------------------
 // Parts
@@ -86,7 +86,15 @@ export type ReasoningCarry =
       encryptedContent: string | null;
       summary: { type: 'summary_text'; text: string }[];
     }
-  | { family: 'chat'; text: string };
+  | { family: 'chat'; text: string }
+  | {
+      family: 'google';
+      /** Gemini `thoughtSignature`, byte-exact; null for a thought summary the upstream did not sign. */
+      signature: string | null;
+      /** Where the signature goes back (gemini.md §6): on this block's own thought part, or on the
+       * answer part that followed it (a function call or text; an empty text part when none follows). */
+      on: 'thought' | 'next';
+    };
 
 export interface ReasoningPart {
   type: 'reasoning';

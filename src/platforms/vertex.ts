@@ -36,16 +36,26 @@ const PUBLISHERS: Record<string, Publisher | undefined> = {
     // `stream` stays: streamRawPredict expects `"stream": true`.
     envelope: (body, operation) => (operation === 'count_tokens' ? withFirstMembers(body, VERSION_MEMBER) : withFirstMembersWithout(body, VERSION_MEMBER, 'model')),
   },
-  // Gemini models (protocol `gemini`): the body has no model and no envelope.
+  // Gemini models (protocol `gemini`): the body has no model and no envelope; Vertex's countTokens takes
+  // the request's fields at the top level, where the Gemini API wraps them in `generateContentRequest`.
   gemini: {
     publisher: 'google',
     generate: ':generateContent',
     stream: ':streamGenerateContent?alt=sse',
     countModel: undefined,
     count: ':countTokens',
-    envelope: (body) => body,
+    envelope: (body, operation) => (operation === 'count_tokens' ? unwrapCountRequest(body) : body),
   },
 };
+
+/** `{"generateContentRequest": {model, …}}` → `{…}` (counting is not a hot path: one parse). */
+function unwrapCountRequest(body: string): string {
+  const parsed = JSON.parse(body) as { generateContentRequest?: Record<string, unknown> };
+  const inner = parsed.generateContentRequest;
+  if (!inner || typeof inner !== 'object') return body;
+  const { model: _model, ...rest } = inner;
+  return JSON.stringify(rest);
+}
 
 /** The model's path relative to the Vertex base URL (`…/v1`). */
 export function vertexModelPath(project: string, region: string, protocol: string, model: string, operation: Operation, stream: boolean): string {

@@ -10,6 +10,7 @@ const FAMILY_OF_PROTOCOL: Record<ProviderProtocol, ReasoningFamily | undefined> 
   messages: 'anthropic',
   responses: 'openai',
   chat: 'chat',
+  gemini: 'google',
   demo: undefined,
 };
 

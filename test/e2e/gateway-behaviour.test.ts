@@ -176,7 +176,7 @@ describe('token counting and model lists', () => {
   it('GET /v1/models in each protocol’s list shape', async () => {
     const a = await fetch(h.url + '/v1/models', { headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' } });
     const ab = (await a.json()) as { data: { id: string }[] };
-    expect(ab.data.map((m: { id: string }) => m.id)).toEqual([MODELS.messages.alias, MODELS.responses.alias, MODELS.chat.alias]);
+    expect(ab.data.map((m: { id: string }) => m.id)).toEqual([MODELS.messages.alias, MODELS.responses.alias, MODELS.chat.alias, MODELS.gemini.alias]);
     expect(ab.data[0]).toMatchObject({ type: 'model', created_at: expect.any(String) });
     const list = await h.openai.models.list();
     expect(list.data.map((m) => m.id)).toContain(MODELS.chat.alias);

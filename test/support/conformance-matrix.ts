@@ -31,11 +31,18 @@ const alias = (c: Cell) => MODELS[c.upstream].alias;
 const passthrough = (c: Cell) => c.door === c.upstream;
 
 function lastSeen(h: Harness, cell: Cell): UpstreamView {
-  const gen = h.upstream.received.filter((r) => !/count[_-]tokens|input_tokens|models/.test(r.path));
+  const gen = h.upstream.received.filter((r) => !/count[_-]tokens|input_tokens|countTokens|^\/(v1\/)?models/.test(r.path));
   const last = gen[gen.length - 1];
   if (!last) throw new Error('upstream received nothing');
   expect(last.protocol).toBe(cell.upstream);
-  return cell.seen ? cell.seen(last) : viewOf(cell.upstream, last.body);
+  return cell.seen ? cell.seen(last) : viewOf(cell.upstream, last.body, last.path);
+}
+
+/** The function calls of a Gemini history that carry a thought signature. */
+function geminiSignedCalls(body: Record<string, any>): { name: string; signature: string }[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const out: { name: string; signature: string }[] = [];
+  for (const c of body.contents ?? []) for (const p of c.parts ?? []) if (p.functionCall && p.thoughtSignature) out.push({ name: p.functionCall.name, signature: p.thoughtSignature });
+  return out;
 }
 
 function expectNormalEnd(ex: Exchange, cell: Cell, toolUse = false): void {
@@ -54,6 +61,7 @@ const UPSTREAM_CALL_ID: Record<UpstreamProtocol, string> = {
   messages: 'toolu_01A09q90qw90lq917835lq9',
   responses: 'call_Wq2Lx7',
   chat: 'functions.get_weather:0',
+  gemini: 'fc-8f2k1q',
 };
 
 const scenarios: Scenario[] = [
@@ -113,7 +121,12 @@ const scenarios: Scenario[] = [
       expectNormalEnd(ex, cell, true);
       const seen = lastSeen(h, cell);
       expect(seen.toolNames).toEqual(['get_weather']);
-      const choice = { messages: { type: 'tool', name: 'get_weather' }, responses: { type: 'function', name: 'get_weather' }, chat: { type: 'function', function: { name: 'get_weather' } } };
+      const choice = {
+        messages: { type: 'tool', name: 'get_weather' },
+        responses: { type: 'function', name: 'get_weather' },
+        chat: { type: 'function', function: { name: 'get_weather' } },
+        gemini: { mode: 'ANY', allowedFunctionNames: ['get_weather'] },
+      };
       expect(seen.toolChoice).toMatchObject(choice[cell.upstream]);
     },
   },
@@ -193,8 +206,10 @@ const scenarios: Scenario[] = [
       h.upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'Cold.' }] });
       await first.continueWith([{ id: first.answer.toolCalls[0]!.id, output: '-3C' }], cell.stream);
       const seen = lastSeen(h, cell);
-      // Back to the family that made it, byte-exact (a chat upstream's state is its reasoning text).
+      // Back to the family that made it, byte-exact (a chat upstream's state is its reasoning text; a
+      // Gemini signature rides on the function call it signed).
       expect(seen.opaque).toEqual([cell.upstream === 'chat' ? 'Thinking about weather.' : 'opaque-state-123']);
+      if (cell.upstream === 'gemini') expect(geminiSignedCalls(seen.raw)).toEqual([{ name: 'get_weather', signature: 'opaque-state-123' }]);
     },
   },
   {
@@ -205,8 +220,8 @@ const scenarios: Scenario[] = [
       expect(ex.answer.texts.join('')).toBe('The first part of');
       expect(ex.answer.stop).toBe(cell.door === 'messages' ? 'max_tokens' : 'incomplete/max_output_tokens');
       const raw = lastSeen(h, cell).raw;
-      const field = { messages: 'max_tokens', responses: 'max_output_tokens', chat: 'max_tokens' }[cell.upstream];
-      expect(raw[field]).toBe(16);
+      if (cell.upstream === 'gemini') expect((raw.generationConfig as { maxOutputTokens?: number }).maxOutputTokens).toBe(16);
+      else expect(raw[{ messages: 'max_tokens', responses: 'max_output_tokens', chat: 'max_tokens' }[cell.upstream]]).toBe(16);
     },
   },
   {
@@ -225,7 +240,7 @@ const scenarios: Scenario[] = [
         expect(seen.stop).toEqual(['three']);
         expect(ex.answer.stop).toBe('stop_sequence');
         expect(ex.answer.stopSequence).toBe('three');
-      } else if (cell.upstream === 'chat') {
+      } else if (cell.upstream === 'chat' || cell.upstream === 'gemini') {
         expect(seen.stop).toEqual(['three']);
       } else {
         // Responses upstreams cannot stop on a sequence: dropped, and said so.

@@ -7,13 +7,14 @@ import { buildApp, type BuiltApp } from '../../src/app.js';
 import { resolveConfig } from '../../src/config/load-config.js';
 import { startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream/index.js';
 
-export type UpstreamProtocol = 'messages' | 'responses' | 'chat';
+export type UpstreamProtocol = 'messages' | 'responses' | 'chat' | 'gemini';
 
 /** Alias per upstream protocol, and the model name the upstream must receive. */
 export const MODELS: Record<UpstreamProtocol, { alias: string; upstream: string }> = {
   messages: { alias: 'via-messages', upstream: 'claude-upstream-1' },
   responses: { alias: 'via-responses', upstream: 'gpt-upstream-1' },
   chat: { alias: 'via-chat', upstream: 'chat-upstream-1' },
+  gemini: { alias: 'via-gemini', upstream: 'gemini-upstream-1' },
 };
 
 export interface Harness {
@@ -36,7 +37,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const base = upstream.url;
   const provider = (protocol: UpstreamProtocol) => ({
     protocol,
-    base_url: protocol === 'messages' ? base : base + '/v1',
+    base_url: protocol === 'messages' ? base : protocol === 'gemini' ? base + '/v1beta' : base + '/v1',
     api_key: `upstream-key-${protocol}`,
     retry: { attempts: 1 },
     ...(protocol === 'chat' ? { echo_reasoning_content: true } : {}),
@@ -44,11 +45,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const raw: Record<string, unknown> = {
     server: { host: '127.0.0.1', port: 0, heartbeat_ms: 10_000 },
     log: { level: 'silent' },
-    providers: { 'up-messages': provider('messages'), 'up-responses': provider('responses'), 'up-chat': provider('chat') },
+    providers: { 'up-messages': provider('messages'), 'up-responses': provider('responses'), 'up-chat': provider('chat'), 'up-gemini': provider('gemini') },
     models: {
       [MODELS.messages.alias]: { provider: 'up-messages', model: MODELS.messages.upstream },
       [MODELS.responses.alias]: { provider: 'up-responses', model: MODELS.responses.upstream },
       [MODELS.chat.alias]: { provider: 'up-chat', model: MODELS.chat.upstream },
+      [MODELS.gemini.alias]: { provider: 'up-gemini', model: MODELS.gemini.upstream },
     },
     ...(options.config?.(base) ?? {}),
   };

@@ -27,7 +27,8 @@ function textOf(content: unknown): string {
   return '';
 }
 
-export function viewOf(protocol: UpstreamProtocol, body: Any): UpstreamView {
+/** `path`: the request path, where Gemini names the model (`/models/{m}:generateContent`). */
+export function viewOf(protocol: UpstreamProtocol, body: Any, path?: string): UpstreamView {
   const v: UpstreamView = {
     model: body.model,
     stream: body.stream === true,
@@ -43,7 +44,9 @@ export function viewOf(protocol: UpstreamProtocol, body: Any): UpstreamView {
     stop: undefined,
     raw: body,
   };
-  if (protocol === 'messages') {
+  if (protocol === 'gemini') {
+    geminiView(v, body, path);
+  } else if (protocol === 'messages') {
     v.system = typeof body.system === 'string' ? body.system : (body.system ?? []).map((b: Any) => b.text).join('\n\n');
     v.toolNames = (body.tools ?? []).map((t: Any) => t.name);
     v.stop = body.stop_sequences;
@@ -98,4 +101,29 @@ export function viewOf(protocol: UpstreamProtocol, body: Any): UpstreamView {
     }
   }
   return v;
+}
+
+function geminiView(v: UpstreamView, body: Any, path: string | undefined): void {
+  const m = path ? /\/models\/([^/:]+):(\w+)/.exec(path) : null;
+  v.model = m ? decodeURIComponent(m[1]!) : '';
+  v.stream = m?.[2] === 'streamGenerateContent';
+  v.system = (body.systemInstruction?.parts ?? []).map((p: Any) => p.text).join('\n\n');
+  v.toolNames = (body.tools ?? []).flatMap((t: Any) => (t.functionDeclarations ?? []).map((d: Any) => d.name));
+  v.toolChoice = body.toolConfig?.functionCallingConfig;
+  v.stop = body.generationConfig?.stopSequences;
+  for (const c of (body.contents ?? []) as Any[]) {
+    for (const p of (c.parts ?? []) as Any[]) {
+      if (typeof p.thoughtSignature === 'string') v.opaque.push(p.thoughtSignature);
+      if (p.thought === true) continue;
+      if (typeof p.text === 'string') {
+        if (p.text !== '') (c.role === 'user' ? v.userTexts : v.assistantTexts).push(p.text);
+      } else if (p.inlineData) v.images.push(`${p.inlineData.mimeType}:${p.inlineData.data}`);
+      else if (p.fileData) v.images.push(p.fileData.fileUri);
+      else if (p.functionCall) v.toolCalls.push({ id: p.functionCall.id, name: p.functionCall.name });
+      else if (p.functionResponse) {
+        const r = p.functionResponse.response ?? {};
+        v.toolResults.push({ id: p.functionResponse.id, text: typeof r.output === 'string' ? r.output : (r.error ?? '') });
+      }
+    }
+  }
 }

@@ -126,6 +126,7 @@ function reasoningTextOf(part: ReasoningPart): string | undefined {
     case 'anthropic':
       return carry.block.type === 'thinking' ? carry.block.thinking : undefined;
     case 'openai':
+    case 'google':
       return undefined;
     default: {
       const never: never = carry;

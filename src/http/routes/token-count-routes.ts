@@ -98,7 +98,7 @@ async function askUpstream(ctx: AppContext, target: RouteTarget, encoded: Encode
     const text = await readText(res.body, 1024 * 1024);
     if (res.status === 200) {
       const json = JSON.parse(text) as { input_tokens?: unknown };
-      const n = platform?.platform.decodeCount ? platform.platform.decodeCount(json) : json.input_tokens;
+      const n = platform?.platform.decodeCount ? platform.platform.decodeCount(json) : driver.decodeCount ? driver.decodeCount(json) : json.input_tokens;
       return typeof n === 'number' ? n : undefined;
     }
     const err = (platform && platformError(platform.platform, res.status, res.headers, text)) ?? driver.decodeError(res.status, res.headers, text);

@@ -1,5 +1,5 @@
-// Bad requests at the Messages door, on all three lanes (pass-through to a Messages upstream, translated
-// to Responses and to Chat Completions): each must be a 400 invalid_request_error whose message starts
+// Bad requests at the Messages door, on all four lanes (pass-through to a Messages upstream, translated
+// to Responses, Chat Completions and Gemini): each must be a 400 invalid_request_error whose message starts
 // with the field path the way Anthropic names it, and the upstream must receive nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODELS, startHarness, type Harness, type UpstreamProtocol } from '../../support/gateway-harness.js';
@@ -191,12 +191,12 @@ const CASES: [string, string, Body][] = [
   ['a url image source without url', 'messages.0.content.0.source.url', { messages: [{ role: 'user', content: [image({ type: 'url' })] }] }],
 ];
 
-const LANES: UpstreamProtocol[] = ['messages', 'responses', 'chat'];
+const LANES: UpstreamProtocol[] = ['messages', 'responses', 'chat', 'gemini'];
 const ROWS = LANES.flatMap((lane) => CASES.map(([what, path, over]) => [lane, what, path, over] as const));
 
 describe('the Messages door refuses what the Messages API refuses, on every lane, before any upstream call', () => {
-  it('covers the table on the three lanes', () => {
-    expect(ROWS.length).toBe(CASES.length * 3);
+  it('covers the table on the four lanes', () => {
+    expect(ROWS.length).toBe(CASES.length * LANES.length);
   });
 
   it.each(ROWS)('%s lane: %s → %s', async (lane, _what, path, over) => {
@@ -220,6 +220,6 @@ describe('the Messages door refuses what the Messages API refuses, on every lane
       const res = await h.anthropic.messages.create({ model: MODELS[lane].alias, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
       expect(res.type).toBe('message');
     }
-    expect(h.upstream.received).toHaveLength(3);
+    expect(h.upstream.received).toHaveLength(LANES.length);
   });
 });

@@ -1,5 +1,5 @@
-// Bad requests at the Responses door, on all three lanes (pass-through to a Responses upstream,
-// translated to Messages and to Chat Completions): each must be a 400 invalid_request_error with the
+// Bad requests at the Responses door, on all four lanes (pass-through to a Responses upstream,
+// translated to Messages, Chat Completions and Gemini): each must be a 400 invalid_request_error with the
 // field in `param` the way OpenAI spells it (and the OpenAI `code` where it gives one), and the
 // upstream must receive nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,7 +140,7 @@ const CASES: [string, string, string | null, Body][] = [
   ],
 ];
 
-const LANES: UpstreamProtocol[] = ['responses', 'messages', 'chat'];
+const LANES: UpstreamProtocol[] = ['responses', 'messages', 'chat', 'gemini'];
 const FORWARDED_ON_PASSTHROUGH = new Set(['an item_reference (no stored items here)']);
 const ROWS = LANES.flatMap((lane) =>
   CASES.filter(([what]) => lane !== 'responses' || !FORWARDED_ON_PASSTHROUGH.has(what)).map(
@@ -149,8 +149,8 @@ const ROWS = LANES.flatMap((lane) =>
 );
 
 describe('the Responses door refuses what the Responses API refuses, on every lane, before any upstream call', () => {
-  it('covers the table on the three lanes', () => {
-    expect(ROWS.length).toBe(CASES.length * 3 - FORWARDED_ON_PASSTHROUGH.size);
+  it('covers the table on the four lanes', () => {
+    expect(ROWS.length).toBe(CASES.length * LANES.length - FORWARDED_ON_PASSTHROUGH.size);
   });
 
   it.each(ROWS)('%s lane: %s → %s', async (lane, _what, param, code, over) => {
@@ -177,10 +177,10 @@ describe('the Responses door refuses what the Responses API refuses, on every la
       const res = await h.openai.responses.create({ model: MODELS[lane].alias, input: 'hi' });
       expect(res.object).toBe('response');
     }
-    expect(h.upstream.received).toHaveLength(before + 3);
+    expect(h.upstream.received).toHaveLength(before + LANES.length);
   });
 
   it('the upstream received nothing from any refused request', () => {
-    expect(h.upstream.received).toHaveLength(3);
+    expect(h.upstream.received).toHaveLength(LANES.length);
   });
 });

@@ -11,6 +11,7 @@ const TEST_TIMEOUT_MS = 90_000;
 const routes: { upstream: UpstreamProtocol; name: string; platform?: 'bedrock' }[] = [
   { upstream: 'responses', name: 'via-responses: translated to an OpenAI Responses upstream' },
   { upstream: 'chat', name: 'via-chat: translated to a Chat Completions upstream' },
+  { upstream: 'gemini', name: 'via-gemini: translated to a Google Gemini upstream' },
   { upstream: 'messages', name: 'via-messages: pass-through to an Anthropic Messages upstream' },
   { upstream: 'messages', platform: 'bedrock', name: 'via-messages on Amazon Bedrock: pass-through, SigV4-signed, event-stream answers' },
 ];

@@ -12,6 +12,7 @@ const routes: { upstream: UpstreamProtocol; name: string; platform?: 'bedrock' }
   { upstream: 'messages', name: 'via-messages: translated to an Anthropic Messages upstream' },
   { upstream: 'messages', platform: 'bedrock', name: 'via-messages on Amazon Bedrock: translated, SigV4-signed, event-stream answers' },
   { upstream: 'chat', name: 'via-chat: translated to a Chat Completions upstream' },
+  { upstream: 'gemini', name: 'via-gemini: translated to a Google Gemini upstream' },
   { upstream: 'responses', name: 'via-responses: pass-through to an OpenAI Responses upstream' },
 ];
 

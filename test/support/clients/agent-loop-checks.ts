@@ -27,7 +27,7 @@ export const CLIENTS: Record<ClientName, ClientInfo> = {
   codex: { label: 'Codex', door: 'responses', doorPath: '/v1/responses', shellTool: 'exec_command', binary: codexBinary },
 };
 
-export const PROTOCOL_LABEL: Record<UpstreamProtocol, string> = { messages: 'Anthropic Messages', responses: 'OpenAI Responses', chat: 'Chat Completions' };
+export const PROTOCOL_LABEL: Record<UpstreamProtocol, string> = { messages: 'Anthropic Messages', responses: 'OpenAI Responses', chat: 'Chat Completions', gemini: 'Google Gemini' };
 
 export const PROOF_FILE = 'switchyard-proof.txt';
 export const PROOF_TEXT = 'switchyard-ok';
@@ -73,7 +73,7 @@ export function routeLabel(client: ClientName, upstream: UpstreamProtocol, alias
 // ───────────────────────────── checks, in protocol order ─────────────────────────────
 
 const pathOf = (url: string) => url.split('?')[0]!.replace(/\/+$/, '');
-const isGeneration = (r: ReceivedRequest) => !/count_tokens|input_tokens|\/models/.test(r.path);
+const isGeneration = (r: ReceivedRequest) => !/count_tokens|input_tokens|countTokens|^\/(v1\/)?models/.test(r.path);
 const short = (s: unknown, n = 300) => {
   const t = typeof s === 'string' ? s : JSON.stringify(s);
   return t === undefined ? String(t) : t.length > n ? t.slice(0, n) + '…' : t;
@@ -122,7 +122,7 @@ export function findProblems(ev: AgentLoopEvidence): string[] {
       if (!s1) p.push(`upstream received nothing for turn 1 although the gateway answered ${first.ex.status}`);
     } else {
       if (u1.protocol !== up) p.push(`upstream request 1 went to ${u1.method} ${u1.path} (${u1.protocol}), expected the ${PROTOCOL_LABEL[up]} endpoint`);
-      const v1 = viewRequest(u1.protocol, u1.body);
+      const v1 = viewRequest(u1.protocol, u1.body, u1.path);
       if (v1.model !== upModel) p.push(`upstream request 1 field model is ${JSON.stringify(v1.model)}, expected ${JSON.stringify(upModel)}`);
       if (!v1.toolNames.includes(info.shellTool)) p.push(`upstream request 1 field tools lacks ${info.shellTool} (got ${short(v1.toolNames)})`);
       const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(',') : v);
@@ -168,11 +168,11 @@ export function findProblems(ev: AgentLoopEvidence): string[] {
         p.push(`client request 2 did not replay the opaque reasoning state the gateway gave it (gave ${short(a1.opaque)}, replayed ${short(second.view.opaque)})`);
       const s2 = statusProblem(second.ex, second.index);
       if (s2) p.push(s2);
-      const u2 = gen.find((g, i) => i > 0 && viewRequest(g.protocol, g.body).toolResults.length > 0);
+      const u2 = gen.find((g, i) => i > 0 && viewRequest(g.protocol, g.body, g.path).toolResults.length > 0);
       if (!u2) {
         if (!s2) p.push(`upstream never received the tool result (upstream requests: ${gen.length})`);
       } else {
-        const v2 = viewRequest(u2.protocol, u2.body);
+        const v2 = viewRequest(u2.protocol, u2.body, u2.path);
         const res = v2.toolResults[v2.toolResults.length - 1]!;
         if (issuedCall?.type === 'tool-call') {
           if (res.id !== issuedCall.id) p.push(`upstream request 2 tool result id is ${JSON.stringify(res.id)}, but the upstream issued the call as ${JSON.stringify(issuedCall.id)}`);
@@ -185,7 +185,7 @@ export function findProblems(ev: AgentLoopEvidence): string[] {
             if (!v2.reasoningContent.includes(issuedReasoning.text))
               p.push(`upstream request 2 assistant message lacks reasoning_content ${JSON.stringify(issuedReasoning.text)} (echo_reasoning_content is on; got ${short(v2.reasoningContent)})`);
           } else if (issuedReasoning.opaque && !v2.opaque.includes(issuedReasoning.opaque)) {
-            const knobs = `reasoning switches: client request 1 ${first.view.reasoningKnobs}, upstream request 1 ${viewRequest(up, gen[0]?.body).reasoningKnobs}, upstream request 2 ${v2.reasoningKnobs}`;
+            const knobs = `reasoning switches: client request 1 ${first.view.reasoningKnobs}, upstream request 1 ${viewRequest(up, gen[0]?.body, gen[0]?.path).reasoningKnobs}, upstream request 2 ${v2.reasoningKnobs}`;
             p.push(
               `upstream request 2 did not return the reasoning state to its own family: expected ${up === 'messages' ? 'a thinking block with signature' : 'a reasoning item with encrypted_content'} ${JSON.stringify(issuedReasoning.opaque)}, got ${short(v2.opaque)} (${knobs})`,
             );
@@ -258,7 +258,7 @@ function describeExchange(ex: GatewayExchange, i: number, door: Door, doorPath: 
 }
 
 function describeUpstream(r: ReceivedRequest, i: number, turns: UpstreamTurn[]): string {
-  const v = viewRequest(r.protocol, r.body);
+  const v = viewRequest(r.protocol, r.body, r.path);
   const turn = turns.find((t) => t.request === r);
   const answered = turn ? turn.blocks.map((b) => (b.type === 'tool-call' ? `tool-call ${b.name} ${b.id}` : b.type === 'reasoning' ? `reasoning(opaque=${b.opaque})` : `text ${short(b.text, 80)}`)).join(', ') : 'n/a';
   return [

@@ -226,12 +226,19 @@ function textOf(content: unknown): string {
   return '';
 }
 
-export function viewRequest(protocol: Protocol, body: unknown): RequestView {
+/** `path`: the request path, where Gemini names the model. */
+export function viewRequest(protocol: Protocol, body: unknown, path = ''): RequestView {
   const b: Any = typeof body === 'object' && body !== null ? (body as Any) : {};
   const knobs =
-    protocol === 'messages' ? { thinking: b.thinking, effort: b.output_config?.effort } : protocol === 'responses' ? { reasoning: b.reasoning } : { reasoning_effort: b.reasoning_effort };
+    protocol === 'messages'
+      ? { thinking: b.thinking, effort: b.output_config?.effort }
+      : protocol === 'responses'
+        ? { reasoning: b.reasoning }
+        : protocol === 'gemini'
+          ? { thinkingConfig: b.generationConfig?.thinkingConfig }
+          : { reasoning_effort: b.reasoning_effort };
   const v: RequestView = {
-    model: String(b.model ?? ''),
+    model: protocol === 'gemini' ? decodeURIComponent(/\/models\/([^/:]+):/.exec(path)?.[1] ?? '') : String(b.model ?? ''),
     toolNames: [],
     historyCalls: [],
     toolResults: [],
@@ -259,6 +266,18 @@ export function viewRequest(protocol: Protocol, body: unknown): RequestView {
       if (item.type === 'function_call' || item.type === 'custom_tool_call') v.historyCalls.push({ id: item.call_id, name: item.name });
       else if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') v.toolResults.push({ id: item.call_id, text: textOf(item.output) });
       else if (item.type === 'reasoning' && item.encrypted_content) v.opaque.push(item.encrypted_content);
+    }
+  } else if (protocol === 'gemini') {
+    v.toolNames = tools.flatMap((t) => (t.functionDeclarations ?? []).map((d: Any) => d.name));
+    for (const c of (Array.isArray(b.contents) ? b.contents : []) as Any[]) {
+      for (const part of (c.parts ?? []) as Any[]) {
+        if (typeof part.thoughtSignature === 'string') v.opaque.push(part.thoughtSignature);
+        if (part.functionCall) v.historyCalls.push({ id: part.functionCall.id, name: part.functionCall.name });
+        else if (part.functionResponse) {
+          const r = part.functionResponse.response ?? {};
+          v.toolResults.push({ id: part.functionResponse.id, text: typeof r.output === 'string' ? r.output : typeof r.error === 'string' ? r.error : JSON.stringify(r) });
+        }
+      }
     }
   } else {
     v.toolNames = tools.map((t) => t.function?.name ?? t.custom?.name ?? t.type);

@@ -17,6 +17,10 @@ const SHELL_TOOLS = ['Bash', 'exec_command', 'shell_command', 'shell', 'local_sh
 function toolsOf(protocol: Protocol, body: Json): ToolInfo[] {
   const tools: Json[] = Array.isArray(body?.tools) ? body.tools : [];
   const out: ToolInfo[] = [];
+  if (protocol === 'gemini') {
+    for (const t of tools) for (const d of t.functionDeclarations ?? []) out.push({ name: d.name, schema: d.parametersJsonSchema ?? d.parameters, custom: false });
+    return out;
+  }
   for (const t of tools) {
     if (protocol === 'chat') {
       if (t.type === 'function' && t.function?.name) out.push({ name: t.function.name, schema: t.function.parameters, custom: false });
@@ -66,7 +70,21 @@ function textOf(content: unknown): string {
 }
 
 /** Tool results at the end of the conversation (empty if the last turn is not a tool result). */
+function geminiParts(body: Json): { role: string; part: Json }[] {
+  const contents: Json[] = Array.isArray(body?.contents) ? body.contents : [];
+  return contents.flatMap((c) => (Array.isArray(c?.parts) ? c.parts.map((part: Json) => ({ role: c.role, part })) : []));
+}
+
 function trailingToolResults(protocol: Protocol, body: Json): string[] {
+  if (protocol === 'gemini') {
+    const contents: Json[] = Array.isArray(body?.contents) ? body.contents : [];
+    const last = contents[contents.length - 1];
+    if (last?.role !== 'user') return [];
+    return (last.parts ?? []).filter((p: Json) => p?.functionResponse).map((p: Json) => {
+      const r = p.functionResponse.response ?? {};
+      return typeof r.output === 'string' ? r.output : typeof r.error === 'string' ? r.error : JSON.stringify(r);
+    });
+  }
   if (protocol === 'messages') {
     const messages: Json[] = Array.isArray(body?.messages) ? body.messages : [];
     const last = messages[messages.length - 1];
@@ -81,6 +99,7 @@ function trailingToolResults(protocol: Protocol, body: Json): string[] {
 }
 
 function countToolResults(protocol: Protocol, body: Json): number {
+  if (protocol === 'gemini') return geminiParts(body).filter((p) => p.part?.functionResponse).length;
   if (protocol === 'messages')
     return (body?.messages ?? []).flatMap((m: Json) => (Array.isArray(m?.content) ? m.content : [])).filter((b: Json) => b?.type === 'tool_result').length;
   if (protocol === 'chat') return (body?.messages ?? []).filter((m: Json) => m?.role === 'tool').length;
@@ -88,6 +107,10 @@ function countToolResults(protocol: Protocol, body: Json): number {
 }
 
 function lastUserText(protocol: Protocol, body: Json): string {
+  if (protocol === 'gemini') {
+    const texts = geminiParts(body).filter((p) => p.role === 'user' && typeof p.part?.text === 'string');
+    return texts[texts.length - 1]?.part.text ?? '';
+  }
   if (protocol === 'responses' && typeof body?.input === 'string') return body.input;
   const entries: Json[] = protocol === 'messages' || protocol === 'chat' ? (body?.messages ?? []) : Array.isArray(body?.input) ? body.input : [];
   const user = [...entries].reverse().find((e) => e?.role === 'user');
@@ -103,6 +126,7 @@ function lastUserText(protocol: Protocol, body: Json): string {
 function requestedSchema(protocol: Protocol, body: Json): Json | undefined {
   if (protocol === 'messages') return body?.output_config?.format?.schema ?? body?.output_format?.schema;
   if (protocol === 'responses') return body?.text?.format?.type === 'json_schema' ? body.text.format.schema : undefined;
+  if (protocol === 'gemini') return body?.generationConfig?.responseJsonSchema ?? body?.generationConfig?.responseSchema;
   return body?.response_format?.type === 'json_schema' ? body.response_format.json_schema?.schema : undefined;
 }
 

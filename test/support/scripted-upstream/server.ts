@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { agentLoopReply } from './agent-loop.js';
 import { chatRenderer } from './chat.js';
+import { createGeminiRenderer, geminiError } from './gemini.js';
 import { readBody, parseBody } from './http-body.js';
 import { anthropicError, messagesRenderer } from './messages.js';
 import { openaiError } from './openai-errors.js';
@@ -14,16 +15,21 @@ import { estimateInputTokens } from './usage.js';
 /** Upper bound for scripted waits, so a mistaken script cannot hang a test run. */
 const MAX_WAIT_MS = 120_000;
 
-const RENDERERS: Record<Protocol, ProtocolRenderer> = { messages: messagesRenderer, responses: responsesRenderer, chat: chatRenderer };
-
 type Route =
-  | { kind: 'generate'; protocol: Protocol }
-  | { kind: 'count-tokens'; protocol: 'messages' | 'responses' }
+  | { kind: 'generate'; protocol: Protocol; stream?: boolean }
+  | { kind: 'count-tokens'; protocol: 'messages' | 'responses' | 'gemini' }
   | { kind: 'models'; id?: string }
   | { kind: 'not-found' };
 
+/** Gemini API (`/v1beta/models/{m}:method`) and Vertex AI (`/v1/projects/…/publishers/google/models/{m}:method`). */
+const GEMINI_PATH = /^(?:\/v1beta|\/v1|\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/google)?\/models\/[^/:]+:(generateContent|streamGenerateContent|countTokens)$/;
+
 function route(method: string, path: string): Route {
   if (method === 'POST') {
+    const gemini = GEMINI_PATH.exec(path);
+    if (gemini) {
+      return gemini[1] === 'countTokens' ? { kind: 'count-tokens', protocol: 'gemini' } : { kind: 'generate', protocol: 'gemini', stream: gemini[1] === 'streamGenerateContent' };
+    }
     if (path === '/v1/messages') return { kind: 'generate', protocol: 'messages' };
     if (path === '/v1/messages/count_tokens') return { kind: 'count-tokens', protocol: 'messages' };
     if (path === '/v1/responses' || path === '/responses') return { kind: 'generate', protocol: 'responses' };
@@ -38,6 +44,7 @@ function route(method: string, path: string): Route {
 
 /** Which family a request that is not a generation belongs to, for recording and error shapes. */
 function familyOf(req: IncomingMessage, path: string): Protocol {
+  if (req.headers['x-goog-api-key'] || path.includes('/models/') && path.includes(':')) return 'gemini';
   if (path.startsWith('/v1/messages') || req.headers['anthropic-version'] || req.headers['x-api-key']) return 'messages';
   return /chat/.test(path) ? 'chat' : 'responses';
 }
@@ -92,6 +99,9 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
   const received: ReceivedRequest[] = [];
   const queue: Reply[] = [];
   let defaultReply: (req: ReceivedRequest) => Reply = opts.defaultReply ?? ((req) => agentLoopReply(req));
+  // Gemini's renderer remembers the thought signatures it issued, so it is one per server.
+  const gemini = createGeminiRenderer();
+  const RENDERERS: Record<Protocol, ProtocolRenderer> = { messages: messagesRenderer, responses: responsesRenderer, chat: chatRenderer, gemini };
   const models = opts.models ?? ['scripted-model'];
   const closing = new AbortController();
   // Generation requests being answered now, and the most at once (concurrency limits are checked on it).
@@ -116,7 +126,8 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
         res.socket?.destroy();
         return;
       case 'http-error': {
-        const extra: Record<string, string> = reply.retryAfter !== undefined ? { 'retry-after': reply.retryAfter } : {};
+        // Gemini says when to retry inside the body (RetryInfo), never in a header.
+        const extra: Record<string, string> = reply.retryAfter !== undefined && rec.protocol !== 'gemini' ? { 'retry-after': reply.retryAfter } : {};
         sendJson(res, reply.status, renderer.error(reply), { ...headers, ...extra });
         return;
       }
@@ -175,19 +186,35 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
     const { body, valid } = parseBody(await readBody(req));
     const protocol = target.kind === 'generate' || target.kind === 'count-tokens' ? target.protocol : familyOf(req, path);
     const bodyObject = valid && typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : undefined;
-    const rec: ReceivedRequest = { protocol, method, path, url, headers: req.headers, body, stream: bodyObject?.stream === true };
+    const stream = target.kind === 'generate' && target.stream !== undefined ? target.stream : bodyObject?.stream === true;
+    const rec: ReceivedRequest = { protocol, method, path, url, headers: req.headers, body, stream };
     received.push(rec); // recorded before any reply, including failures
 
     const renderer = RENDERERS[protocol];
     if (target.kind === 'not-found') {
       const message = `Unknown route: ${method} ${path}`;
-      return sendJson(res, 404, protocol === 'messages' ? anthropicError({ status: 404, message }) : openaiError({ status: 404, message, code: 'not_found' }), renderer.headers());
+      const notFound = protocol === 'messages' ? anthropicError({ status: 404, message }) : protocol === 'gemini' ? geminiError({ status: 404, message }) : openaiError({ status: 404, message, code: 'not_found' });
+      return sendJson(res, 404, notFound, renderer.headers());
     }
     if (target.kind === 'models') {
       const { status, body: list } = modelList(protocol, models, target.id);
       return sendJson(res, status, list, renderer.headers());
     }
     if (!bodyObject) return sendJson(res, 400, renderer.error({ status: 400, message: 'The request body is not a JSON object.' }), renderer.headers());
+    if (protocol === 'gemini') {
+      // The Gemini API wants its key (x-goog-api-key or ?key=); Vertex AI a bearer token.
+      if (!req.headers['x-goog-api-key'] && !/[?&]key=/.test(url) && !req.headers.authorization) {
+        return sendJson(res, 403, geminiError({ status: 403, message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API." }), renderer.headers());
+      }
+      // countTokens: the Gemini API wraps the request in generateContentRequest; Vertex AI refuses that.
+      if (target.kind === 'count-tokens' && path.includes('/publishers/google/') && 'generateContentRequest' in bodyObject) {
+        return sendJson(res, 400, geminiError({ status: 400, message: 'Invalid JSON payload received. Unknown name "generateContentRequest": Cannot find field.' }), renderer.headers());
+      }
+      const body = target.kind === 'count-tokens' ? (bodyObject.generateContentRequest ?? bodyObject) : bodyObject;
+      const refusal = gemini.verify(body as Record<string, unknown>, /\/models\/([^/:]+):/.exec(path)?.[1] ?? '');
+      if (refusal) return sendJson(res, refusal.status, refusal.body, renderer.headers());
+      if (target.kind === 'count-tokens') return sendJson(res, 200, { totalTokens: estimateInputTokens(body), promptTokensDetails: [{ modality: 'TEXT', tokenCount: estimateInputTokens(body) }] }, renderer.headers());
+    }
     if (target.kind === 'count-tokens') {
       const input_tokens = estimateInputTokens(body);
       const answer = protocol === 'messages' ? { input_tokens } : { object: 'response.input_tokens', input_tokens };

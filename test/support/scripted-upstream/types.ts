@@ -1,7 +1,7 @@
 // Public types of the scripted upstream: what a test scripts (Reply) and what the server saw (ReceivedRequest).
 import type { IncomingHttpHeaders } from 'node:http';
 
-export type Protocol = 'messages' | 'responses' | 'chat';
+export type Protocol = 'messages' | 'responses' | 'chat' | 'gemini';
 
 export type ReplyBlock =
   | { type: 'text'; text: string }
@@ -28,6 +28,12 @@ export type OkReply = {
   stop?: StopKind;
   stopSequence?: string;
   usage?: UsageScript;
+  /** Gemini only: a finishReason other than the one `stop` gives (RECITATION, MALFORMED_FUNCTION_CALL, …). */
+  geminiFinish?: string;
+  /** Gemini only: the prompt is refused (promptFeedback.blockReason, no candidate). */
+  geminiPromptBlock?: string;
+  /** Gemini only: function calls without ids (Vertex, older Gemini API answers). */
+  geminiNoCallIds?: boolean;
 };
 
 export type Reply =
@@ -56,7 +62,7 @@ export interface ReceivedRequest {
 }
 
 export interface ScriptedUpstream {
-  /** http://127.0.0.1:<port>, the base for all three protocols. */
+  /** http://127.0.0.1:<port>, the base for all four protocols (Gemini under /v1beta). */
   url: string;
   received: ReceivedRequest[];
   /** FIFO; when empty the default behaviour answers. */

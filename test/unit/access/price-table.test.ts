@@ -37,6 +37,14 @@ describe('price table', () => {
     expect(shippedPrice('my-local-llama')).toBeUndefined();
   });
 
+  it('knows the Gemini models; a Gemini answer with thoughts and cached tokens is priced like any other', () => {
+    expect(shippedPrice('gemini-2.5-flash')).toEqual({ input: 0.3, output: 2.5, cacheRead: 0.03, cacheWrite: 0.3 });
+    expect(shippedPrice('gemini-3-pro-preview')?.output).toBe(12);
+    // 1000 prompt tokens of which 800 cached, 100 answer + 300 thought tokens (the Gemini driver's usage).
+    const usage = { inputTokens: 1000, cacheReadTokens: 800, cacheWriteTokens: 0, outputTokens: 400, reasoningTokens: 300 };
+    expect(costMicros(usage, shippedPrice('gemini-2.5-pro')!)).toBe(Math.round(200 * 1.25 + 800 * 0.125 + 400 * 10));
+  });
+
   it('prefers the alias price, then the provider price, then the shipped one', () => {
     const alias: ModelPrice = { input: 1, output: 1, cacheRead: 1, cacheWrite: 1 };
     const prov: ModelPrice = { input: 2, output: 2, cacheRead: 2, cacheWrite: 2 };

@@ -7,7 +7,7 @@ import { ANSWER_TEXT } from '../../../bench/corpus.js';
 import { startFakeUpstream, type FakeUpstream } from '../../../bench/fake-upstream.js';
 import { startFloorProxy, type FloorProxy } from '../../../bench/floor-proxy.js';
 import { SseLineRewriter, startJsonFloorProxy, type JsonFloorProxy } from '../../../bench/json-floor-proxy.js';
-import { ENDPOINT, requestBody, requestHeaders, type Protocol } from '../../../bench/request-bodies.js';
+import { ENDPOINT, geminiPath, requestBody, requestHeaders, type Protocol } from '../../../bench/request-bodies.js';
 import { splitText, STREAM_TERMINAL } from '../../../bench/upstream-replies.js';
 
 const EVENTS = 12;
@@ -26,7 +26,7 @@ beforeAll(async () => {
   jsonFloor = await startJsonFloorProxy({
     upstream: upstream.url,
     connections: 8,
-    models: Object.fromEntries(PROTOCOLS.map((p) => [`alias-${p}`, `model-${p}`])),
+    models: Object.fromEntries([...PROTOCOLS, 'gemini'].map((p) => [`alias-${p}`, `model-${p}`])),
   });
 });
 
@@ -115,6 +115,25 @@ const modelFor = (via: (typeof VIAS)[number], protocol: Protocol) => (via === 'j
 
 describe('bench fake upstream, FLOOR and JSON-FLOOR proxies', () => {
   for (const via of VIAS) {
+    it(`${via}: gemini, model and mode in the path, body and stream complete`, async () => {
+      // JSON-FLOOR maps the alias in the path, as the gateway maps it to the upstream model.
+      const model = via === 'json-floor' ? 'alias-gemini' : 'model-gemini';
+      const res = await post(baseOf(via), geminiPath(model, false), 'gemini', false, model);
+      expect(res.status).toBe(200);
+      const json = JSON.parse(res.text);
+      expect(json.modelVersion).toBe('model-gemini');
+      expect(json.candidates[0].content.parts[0].text).toBe(ANSWER_TEXT);
+      const streamed = await post(baseOf(via), geminiPath(model, true), 'gemini', true, model);
+      expect(streamed.headers['content-type']).toMatch(/^text\/event-stream/);
+      const chunks = streamed.text.split('\r\n\r\n').filter((f) => f.length > 0);
+      expect(chunks).toHaveLength(EVENTS);
+      expect(chunks[chunks.length - 1]).toContain(STREAM_TERMINAL.gemini);
+      const parsed = chunks.map((c) => JSON.parse(c.replace(/^data: /, '')));
+      expect(parsed.map((c) => c.candidates[0].content.parts[0].text).join('')).toBe(ANSWER_TEXT);
+      expect(new Set(parsed.map((c) => c.responseId)).size).toBe(1);
+    });
+
+
     for (const protocol of PROTOCOLS) {
       it(`${via}: ${protocol} non-streamed body is complete`, async () => {
         const res = await post(baseOf(via), ENDPOINT[protocol], protocol, false, modelFor(via, protocol));

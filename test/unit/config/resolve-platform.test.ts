@@ -22,6 +22,12 @@ describe('providers.<name>.platform', () => {
     expect(() => withProvider({ protocol: 'messages', platform: 'bedrock', region: 'x', project: 'p' })).toThrow(/project: not used by platform bedrock/);
   });
 
+  it('vertex serves Gemini too; a first-party Gemini provider defaults to the Gemini API', () => {
+    expect(withProvider({ protocol: 'gemini', platform: 'vertex', region: 'us-central1', project: 'proj' }).providers.get('p')!.origin).toBe('https://us-central1-aiplatform.googleapis.com');
+    expect(withProvider({ protocol: 'gemini', api_key: 'k' }).providers.get('p')!.baseUrl).toBe('https://generativelanguage.googleapis.com/v1beta');
+    expect(() => withProvider({ protocol: 'gemini', platform: 'bedrock', region: 'x' })).toThrow(/serves protocol messages, not gemini/);
+  });
+
   it('vertex: project and region required; the global location has its own host', () => {
     const p = withProvider({ protocol: 'messages', platform: 'vertex', region: 'global', project: 'proj' }).providers.get('p')!;
     expect(p.baseUrl).toBe('https://aiplatform.googleapis.com/v1');

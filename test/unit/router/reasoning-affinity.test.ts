@@ -57,3 +57,19 @@ describe('reasoning affinity', () => {
     expect(preferReasoningFamily(onlyOpenai, request([user, assistant(anthropicCarry), user]))).toBe(onlyOpenai);
   });
 });
+
+describe('reasoning affinity with a Gemini deployment', () => {
+  it('a conversation carrying a Gemini thought signature tries the Gemini target first', () => {
+    const cfg = resolveConfig(
+      {
+        providers: { ant: { protocol: 'messages', base_url: 'http://127.0.0.1:1' }, gem: { protocol: 'gemini', api_key: 'k' } },
+        models: { mixed: { targets: [{ provider: 'ant', model: 'a' }, { provider: 'gem', model: 'gemini-2.5-pro' }] } },
+      },
+      'test',
+    );
+    const targets = new ModelTable(cfg, new DeploymentHealth()).resolve('mixed')!.targets;
+    const google = request([user, assistant({ family: 'google', signature: 'sig', on: 'next' }), user]);
+    expect(reasoningCarryFamily(google)).toBe('google');
+    expect(preferReasoningFamily(targets, google).map((t) => t.provider.name)).toEqual(['gem', 'ant']);
+  });
+});

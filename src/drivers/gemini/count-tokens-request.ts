@@ -1,0 +1,23 @@
+// `:countTokens` (gemini.md §12): the generation request wrapped in `generateContentRequest`, with the
+// model named inside it as `models/{m}`. Gemini is never a front door, so the body is always encoded
+// from the IR.
+import type { IrRequest } from '../../ir/types.js';
+import type { GeminiCountTokensRequest } from '../../protocols/gemini/request.js';
+import type { DriverTarget, EncodedRequest } from '../types.js';
+import { geminiRequestBody } from './encode-request.js';
+import { geminiHeaders, geminiPath } from './paths.js';
+
+export function geminiCountTokensRequest(req: IrRequest, target: DriverTarget): EncodedRequest {
+  const inner = geminiRequestBody(req, target.model, []);
+  // Counting takes no answer-shaping settings (thinking, limits): only what is counted.
+  delete inner.generationConfig;
+  const model = target.model.startsWith('models/') ? target.model : 'models/' + target.model;
+  const body: GeminiCountTokensRequest = { generateContentRequest: { model, ...inner } };
+  return { path: geminiPath(target.model, 'countTokens'), headers: geminiHeaders(target), body: JSON.stringify(body) };
+}
+
+/** The answer's count (`totalTokens`), undefined when absent. */
+export function geminiCount(json: unknown): number | undefined {
+  const n = json && typeof json === 'object' ? (json as { totalTokens?: unknown }).totalTokens : undefined;
+  return typeof n === 'number' ? n : undefined;
+}
