@@ -51,14 +51,14 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   if (workers > 1 && cluster.isPrimary) {
-    if (config.authKeys.length === 0) logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
+    if (config.auth.open) logger.warn({ host: config.server.host }, 'auth.open: true: the gateway is open to anyone who can reach it');
     runPrimary(workers, logger, config.server.shutdownGraceMs);
     return;
   }
   const built = buildApp(config, { logger, metricsText: isWorker() ? workerMetricsText() : undefined });
   if (isWorker()) serveMetricsToPrimary(built.ctx.obs.registry);
-  else if (config.authKeys.length === 0) {
-    logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
+  else if (config.auth.open) {
+    logger.warn({ host: config.server.host }, 'auth.open: true: the gateway is open to anyone who can reach it');
   }
   try {
     await connectStateStore(built.ctx.stateStore, config, (err) =>
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   );
 
   // Hot reload (config/reload.ts): validate first, swap atomically, keep the running table on error.
-  const reloader = createConfigReloader({ file, env, defaultStateBackend, apply: (next) => built.reload(next), logger });
+  const reloader = createConfigReloader({ file, env, defaultStateBackend, apply: (next) => built.reload(next), logger, running: config });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', true));
   reloader.watch();
 

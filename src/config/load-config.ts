@@ -26,6 +26,7 @@ export interface LoadOptions {
 
 export function loadConfig(options: LoadOptions): GatewayConfig {
   let raw: unknown;
+  let template: unknown;
   let source: string;
   if (options.file) {
     source = options.file;
@@ -40,16 +41,28 @@ export function loadConfig(options: LoadOptions): GatewayConfig {
     } catch (err) {
       throw new ConfigError(`config file ${options.file} is not valid YAML: ${(err as Error).message}`);
     }
+    template = raw;
     raw = interpolate(raw, options.env);
   } else {
     source = 'embedded default';
     raw = defaultConfig(options.env);
+    try {
+      return resolveConfig(raw, source, options.defaultStateBackend);
+    } catch (err) {
+      if (err instanceof ConfigError && err.message.startsWith('auth:')) {
+        throw new ConfigError(`${err.message} (the embedded default has no keys and is open only on a loopback SWITCHYARD_HOST; to listen on another address, give a config file with auth.keys)`);
+      }
+      throw err;
+    }
   }
-  return resolveConfig(raw, source, options.defaultStateBackend);
+  return resolveConfig(raw, source, options.defaultStateBackend, template);
 }
 
-/** Validate a parsed (already interpolated) document and resolve defaults. */
-export function resolveConfig(raw: unknown, source: string, defaultStateBackend: 'memory' | 'file' = 'memory'): GatewayConfig {
+/**
+ * Validate a parsed (already interpolated) document and resolve defaults. `template` is the document
+ * before interpolation, when there was one: errors about empty values name the variable behind them.
+ */
+export function resolveConfig(raw: unknown, source: string, defaultStateBackend: 'memory' | 'file' = 'memory', template?: unknown): GatewayConfig {
   if (!checkConfig.Check(raw)) {
     const first = checkConfig.Errors(raw).First();
     const key = first ? pointerToKey(first.path) : '';
@@ -87,7 +100,7 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
   }
 
   const server = cfg.server ?? {};
-  const { authKeys, auth } = resolveAuth(cfg.auth);
+  const { authKeys, auth } = resolveAuth(cfg.auth, (template as { auth?: unknown } | undefined)?.auth);
   const state = resolveState(cfg.state, defaultStateBackend);
   return {
     server: {

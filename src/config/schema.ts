@@ -66,6 +66,8 @@ const AuthKey = Type.Object(
     key: Type.Optional(Type.String()),
     /** Hex sha256 of the key: keeps the secret out of the file. */
     key_sha256: Type.Optional(Type.String()),
+    /** A deliberately switched-off entry: its key may be empty (an empty key is otherwise an error). */
+    disabled: Type.Optional(Type.Boolean()),
     team: Type.Optional(Type.String()),
     /** Allow-list of aliases and glob patterns; absent = every model. */
     models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
@@ -85,12 +87,20 @@ const Team = Type.Object(
 );
 
 const AdminKey = Type.Object(
-  { name: Type.String({ minLength: 1 }), key: Type.Optional(Type.String()), key_sha256: Type.Optional(Type.String()) },
+  {
+    name: Type.String({ minLength: 1 }),
+    key: Type.Optional(Type.String()),
+    key_sha256: Type.Optional(Type.String()),
+    disabled: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
 
 const Auth = Type.Object(
   {
+    /** Serve callers without a key (everyone is `anonymous`, no limits). Must be said explicitly:
+     * a config without keys and without `open: true` does not load. */
+    open: Type.Optional(Type.Boolean()),
     keys: Type.Optional(Type.Array(AuthKey)),
     teams: Type.Optional(Type.Record(Type.String(), Team)),
     admin_keys: Type.Optional(Type.Array(AdminKey)),

@@ -130,12 +130,15 @@ export interface AdminKeyConfig {
 export interface AuthConfig {
   teams: Map<string, TeamConfig>;
   adminKeys: AdminKeyConfig[];
+  /** `auth.open: true`: callers need no key. Never inferred from an empty key list. */
+  open: boolean;
 }
 // ---- end access ----
 
 export interface GatewayConfig {
   server: { host: string; port: number; bodyLimitBytes: number; heartbeatMs: number; shutdownGraceMs: number };
-  /** `auth.keys`: who may call (empty and no admin keys = open access). */
+  /** `auth.keys` (enabled entries): who may call. Open access only with `auth.open: true`, which
+   * cannot be combined with keys; admin keys alone keep the gateway closed. */
   authKeys: KeyConfig[];
   /** `auth.teams` and `auth.admin_keys`. */
   auth: AuthConfig;

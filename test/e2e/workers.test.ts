@@ -41,7 +41,7 @@ describe('--workers 2', () => {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'switchyard-workers-'));
     const file = join(dir, 'config.yaml');
-    writeFileSync(file, `server: { host: 127.0.0.1, port: ${port} }\nlog: { level: warn }\nstate: { path: ${JSON.stringify(join(dir, 'state'))} }\nproviders: { demo: { protocol: demo } }\nmodels: { demo: { provider: demo } }\n`);
+    writeFileSync(file, `server: { host: 127.0.0.1, port: ${port} }\nlog: { level: warn }\nauth: { open: true }\nstate: { path: ${JSON.stringify(join(dir, 'state'))} }\nproviders: { demo: { protocol: demo } }\nmodels: { demo: { provider: demo } }\n`);
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--config', file, '--workers', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (d) => (output += d));

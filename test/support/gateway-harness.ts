@@ -50,6 +50,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       [MODELS.responses.alias]: { provider: 'up-responses', model: MODELS.responses.upstream },
       [MODELS.chat.alias]: { provider: 'up-chat', model: MODELS.chat.upstream },
     },
+    // Tests that configure no keys run an explicitly open gateway (a config without keys and without
+    // auth.open does not load).
+    auth: { open: true },
     ...(options.config?.(base) ?? {}),
   };
   const config = resolveConfig(raw, 'test');

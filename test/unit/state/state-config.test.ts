@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, resolveConfig } from '../../../src/config/load
 import { connectStateStore, createStateStore } from '../../../src/state/create-state-store.js';
 import { StateUnavailableError } from '../../../src/state/types.js';
 
-const base = { providers: { p: { protocol: 'demo' } }, models: { m: { provider: 'p' } } };
+const base = { auth: { open: true }, providers: { p: { protocol: 'demo' } }, models: { m: { provider: 'p' } } };
 const resolve = (extra: Record<string, unknown>) => resolveConfig({ ...base, ...extra }, 'test');
 
 describe('state config', () => {
