@@ -85,6 +85,8 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     ...frameworkErrorOptions,
   });
 
+  // Every error answer is masked like a log line (reply-helpers.ts sendError); obs follows reloads.
+  app.decorate('maskSecrets', (text: string) => obs.redact(text));
   installFrameworkErrorHandling(app);
   app.setNotFoundHandler((request, reply) => {
     const codec = codecForPath(request);
