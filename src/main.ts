@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from './config/load-config.js';
 import { createLogger } from './observability/logger.js';
 import { createConfigReloader } from './config/reload.js';
 import { connectStateStore } from './state/create-state-store.js';
+import { startMetricsServer } from './http/metrics-server.js';
 
 interface Args {
   config?: string;
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   if (workers > 1 && cluster.isPrimary) {
     if (config.auth.open) logger.warn({ host: config.server.host }, 'auth.open: true: the gateway is open to anyone who can reach it');
-    runPrimary(workers, logger, config.server.shutdownGraceMs);
+    runPrimary(workers, logger, config.server.shutdownGraceMs, config.metrics);
     return;
   }
   const built = buildApp(config, { logger, metricsText: isWorker() ? workerMetricsText() : undefined });
@@ -72,6 +73,21 @@ async function main(): Promise<void> {
   }
   logger.info({ backend: config.state.backend, ...(config.state.backend === 'file' ? { path: config.state.path } : {}) }, 'state store ready');
   await built.app.listen({ host: config.server.host, port: config.server.port });
+  // metrics.port: its own listener (a worker leaves it to the primary, which merges every worker).
+  const metricsServer =
+    !isWorker() && config.metrics.enabled && config.metrics.port > 0
+      ? await startMetricsServer({
+          host: config.metrics.host,
+          port: config.metrics.port,
+          contentType: built.ctx.obs.metricsContentType,
+          metricsText: built.ctx.metricsText,
+          onError: (err) => logger.warn({ err: err.message }, 'metrics scrape failed'),
+        }).catch((err: Error) => {
+          process.stderr.write(`switchyard: metrics.port ${config.metrics.port}: ${err.message}\n`);
+          process.exit(STARTUP_FAILED);
+        })
+      : undefined;
+  if (metricsServer) logger.info({ host: config.metrics.host, port: config.metrics.port }, 'metrics served on their own port (not on the API port)');
   built.setReady(true);
   const address = built.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
@@ -94,6 +110,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), config.server.shutdownGraceMs);
     force.unref();
+    metricsServer?.close();
     await built.app.close();
     process.exit(0);
   };

@@ -113,7 +113,7 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
     authKeys,
     auth,
     logLevel: cfg.log?.level ?? 'info',
-    metrics: { enabled: cfg.metrics?.enabled ?? true, port: cfg.metrics?.port ?? 0 },
+    metrics: { enabled: cfg.metrics?.enabled ?? true, port: cfg.metrics?.port ?? 0, host: cfg.metrics?.host ?? '127.0.0.1' },
     responsesStore: resolveResponsesStore(cfg, state),
     state,
     providers,

@@ -198,8 +198,10 @@ export const ConfigSchema = Type.Object(
       Type.Object(
         {
           enabled: Type.Optional(Type.Boolean()),
-          /** Serve /metrics on its own port as well (0 = off). */
+          /** Serve /metrics on its own port instead of the API port (0 = on the API port). */
           port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+          /** The address of that port (default 127.0.0.1). */
+          host: Type.Optional(Type.String({ minLength: 1 })),
         },
         { additionalProperties: false },
       ),

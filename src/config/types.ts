@@ -143,7 +143,8 @@ export interface GatewayConfig {
   /** `auth.teams` and `auth.admin_keys`. */
   auth: AuthConfig;
   logLevel: string;
-  metrics: { enabled: boolean; port: number };
+  /** port > 0: /metrics is served on its own listener (host:port) and not on the API port. */
+  metrics: { enabled: boolean; port: number; host: string };
   /** maxEntries: the older count bound of the in-process store; maxBytes: the byte bound of the state namespace. */
   responsesStore: { maxEntries: number; maxBytes: number; ttlMs: number };
   state: StateConfig;

@@ -10,9 +10,13 @@ export function registerOpsRoutes(app: FastifyInstance, ctx: AppContext, isReady
     if (isReady()) reply.type('application/json').send('{"status":"ready"}');
     else reply.code(503).type('application/json').send('{"status":"starting"}');
   });
-  app.get('/metrics', async (_request, reply) => {
-    reply.type(ctx.obs.metricsContentType).send(await ctx.metricsText());
-  });
+  // With metrics.port set, /metrics lives on its own listener (http/metrics-server.ts), not here:
+  // it names every key, team and their spend.
+  if (ctx.config.metrics.port === 0) {
+    app.get('/metrics', async (_request, reply) => {
+      reply.type(ctx.obs.metricsContentType).send(await ctx.metricsText());
+    });
+  }
   app.route({
     method: ['GET', 'HEAD'],
     url: '/',
