@@ -48,7 +48,14 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   const stateStore = createStateStore(config, { onError: (op) => obs.recordStateError(op) });
   // The access service reads ctx.config on every call, so a reload's keys, limits and prices apply
   // to the next request without rebuilding it.
-  const access = new AccessService(stateStore, { config: () => ctx.config });
+  const access = new AccessService(stateStore, {
+    config: () => ctx.config,
+    releaseRetry: {
+      onRetry: (attempt, err) => logger.warn({ attempt, err: obs.safeError(err) }, 'concurrency lease release failed again; retrying'),
+      onReleased: (attempt) => logger.info({ attempt }, 'concurrency leases released after a failed settle'),
+      onGiveUp: (err) => logger.error({ err: obs.safeError(err) }, 'concurrency leases not released; they expire at their TTL'),
+    },
+  });
   const responses = new ResponsesRepository(stateStore, { ttlMs: config.responsesStore.ttlMs, maxBytes: config.responsesStore.maxBytes });
   // One process has nothing to share; workers and instances on a shared backend skip a failing
   // deployment together.
