@@ -50,6 +50,14 @@ async function main(): Promise<void> {
     process.stderr.write(`switchyard: ${err instanceof ConfigError ? err.message : String(err)}\n`);
     process.exit(2);
   }
+  if (workers > 1 && config.state.backend === 'memory') {
+    // Each worker would keep its own windows, leases, budgets and stored responses: every limit N×,
+    // and continuations that miss depending on the worker.
+    process.stderr.write(
+      `switchyard: state.backend: memory cannot be shared by --workers ${workers} (each worker would enforce every limit on its own); use file or redis, or leave state.backend unset (file)\n`,
+    );
+    process.exit(2);
+  }
   const logger = createLogger(config.logLevel);
   if (workers > 1 && cluster.isPrimary) {
     if (config.auth.open) logger.warn({ host: config.server.host }, 'auth.open: true: the gateway is open to anyone who can reach it');

@@ -253,7 +253,11 @@ function resolveResponsesStore(cfg: RawConfig, state: StateConfig): GatewayConfi
   const r = cfg.responses_store ?? {};
   // An in-process copy is cheaper to bound tighter than a shared one on disk or in Redis.
   const defaultBytes = state.backend === 'memory' ? 64 * 1024 * 1024 : 256 * 1024 * 1024;
-  // max_entries: 0 used to switch storing off; keep that meaning when max_bytes is not given.
+  // max_entries bounds nothing any more (the bound is in bytes); only its old "0 = store nothing" is
+  // kept, so an operator relying on a count bound is told instead of silently getting none.
+  if (r.max_entries !== undefined && r.max_entries !== 0) {
+    throw new ConfigError(`responses_store.max_entries: no longer supported (the store is bounded in bytes); use responses_store.max_bytes (0 = store nothing)`);
+  }
   const maxBytes = r.max_bytes ?? (r.max_entries === 0 ? 0 : defaultBytes);
-  return { maxEntries: r.max_entries ?? 1000, maxBytes, ttlMs: r.ttl_ms ?? 3_600_000 };
+  return { maxBytes, ttlMs: r.ttl_ms ?? 3_600_000 };
 }

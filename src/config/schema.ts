@@ -211,7 +211,7 @@ export const ConfigSchema = Type.Object(
         {
           /** Bound of the stored Responses in bytes (0 = store nothing). */
           max_bytes: Type.Optional(Type.Integer({ minimum: 0 })),
-          /** Older bound by count; still accepted, applies to the in-process store only. */
+          /** Retired count bound: only 0 (= store nothing, like max_bytes: 0) is accepted. */
           max_entries: Type.Optional(Type.Integer({ minimum: 0 })),
           ttl_ms: Type.Optional(Type.Integer({ minimum: 1 })),
         },

@@ -145,8 +145,8 @@ export interface GatewayConfig {
   logLevel: string;
   /** port > 0: /metrics is served on its own listener (host:port) and not on the API port. */
   metrics: { enabled: boolean; port: number; host: string };
-  /** maxEntries: the older count bound of the in-process store; maxBytes: the byte bound of the state namespace. */
-  responsesStore: { maxEntries: number; maxBytes: number; ttlMs: number };
+  /** maxBytes: the byte bound of the stored Responses' namespace (0 = store nothing). */
+  responsesStore: { maxBytes: number; ttlMs: number };
   state: StateConfig;
   providers: Map<string, ProviderConfig>;
   /** Exact aliases first (in file order), then wildcard routes (in file order). */

@@ -14,7 +14,7 @@ describe('state config', () => {
   it('defaults to memory, with the default path, prefix, required start and byte bounds per backend', () => {
     const c = resolve({});
     expect(c.state).toEqual({ backend: 'memory', path: './.switchyard/state', url: '', keyPrefix: 'switchyard:', required: true, opTimeoutMs: 1500 });
-    expect(c.responsesStore).toEqual({ maxEntries: 1000, maxBytes: 64 * 1024 * 1024, ttlMs: 3_600_000 });
+    expect(c.responsesStore).toEqual({ maxBytes: 64 * 1024 * 1024, ttlMs: 3_600_000 });
     expect(resolve({ state: { backend: 'file' } }).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
     expect(resolve({ state: { backend: 'redis', url: 'redis://127.0.0.1:6379' } }).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
   });
@@ -28,8 +28,8 @@ describe('state config', () => {
     expect(several({ state: { backend: 'redis', url: 'redis://127.0.0.1:6379' } }).state.backend).toBe('redis');
   });
 
-  it('keeps accepting max_entries; max_entries: 0 still switches storing off unless max_bytes is given', () => {
-    expect(resolve({ responses_store: { max_entries: 10 } }).responsesStore).toMatchObject({ maxEntries: 10, maxBytes: 64 * 1024 * 1024 });
+  it('refuses a max_entries count bound (nothing reads it); max_entries: 0 still switches storing off unless max_bytes is given', () => {
+    expect(() => resolve({ responses_store: { max_entries: 10 } })).toThrow(/^responses_store\.max_entries: no longer supported .* use responses_store\.max_bytes/);
     expect(resolve({ responses_store: { max_entries: 0 } }).responsesStore.maxBytes).toBe(0);
     expect(resolve({ responses_store: { max_entries: 0, max_bytes: 1000 } }).responsesStore.maxBytes).toBe(1000);
   });
