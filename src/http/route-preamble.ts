@@ -1,5 +1,5 @@
-// What every model-facing route does first, once: authenticate the caller, decode the body with the
-// door's codec, and resolve the model to a route plan. Errors are thrown as GatewayErrors; the route
+// What every model-facing route does first, once: take the caller the auth hook identified
+// (auth-hook.ts), decode the body with the door's codec, and resolve the model to a route plan. Errors are thrown as GatewayErrors; the route
 // answers them in its door's envelope (reply-helpers.ts sendError).
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
@@ -40,7 +40,7 @@ export function assertMayUse(caller: Caller, model: string): void {
   if (refused !== undefined) throw refused;
 }
 
-/** Authenticate, decode (with the given decoder of the door's codec), resolve the model. `onDecoded`
+/** Take the caller, decode (with the given decoder of the door's codec), resolve the model. `onDecoded`
  * lets the caller stamp its record between the steps (decode and routing are timed separately).
  * `body` replaces the caller's body when a step before decoding rewrote it (item references). */
 export function runPreamble(
