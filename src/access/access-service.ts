@@ -135,6 +135,26 @@ export class AccessService {
     return { ok: false, error, headers, budgets };
   }
 
+  /**
+   * Token counting (count_tokens, input_tokens): the key's and team's rpm windows only, one request
+   * each — the counts go upstream on the shared provider key, whose per-organisation limit every key
+   * shares. No lease, no budget. The refusal, or undefined when admitted (or nothing is limited).
+   */
+  async admitCount(caller: Caller): Promise<GatewayError | undefined> {
+    const plan = admissionPlan(caller, this.now(), this.leaseMs);
+    const checks: AdmissionPlan['checks'] = [];
+    const meta: CheckMeta[] = [];
+    plan.meta.forEach((m, i) => {
+      if (m.limit !== 'rpm') return;
+      checks.push(plan.checks[i]!);
+      meta.push(m);
+    });
+    if (checks.length === 0) return undefined;
+    const result = await this.store.admit(checks);
+    if (result.ok) return undefined;
+    return refusalError(meta[result.failed]!, result.states[result.failed], result.retryAfterMs);
+  }
+
   /** The cost of an answer from its usage and the upstream that gave it (price lookup only, no I/O). */
   costOf(modelAlias: string, upstream: { provider: string; model: string } | undefined, usage: Usage | undefined): Settled {
     if (usage === undefined || upstream === undefined) return UNPRICED;

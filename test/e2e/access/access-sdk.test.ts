@@ -277,7 +277,7 @@ describe('model access', () => {
     const err = await anthropic(KEYS.alice).messages.create({ model: 'via-chat', ...hello }).catch((x: unknown) => x);
     expect(err).toBeInstanceOf(Anthropic.NotFoundError);
     expect((err as InstanceType<typeof Anthropic.NotFoundError>).error).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
-    expect(bodyMessage(err)).toBe('model "via-chat" is not available to this API key');
+    expect(bodyMessage(err)).toBe('model "via-chat" is not available: not configured on this gateway, or not allowed for this API key');
 
     const oerr = await openai(KEYS.bob).responses.create({ model: 'via-messages', input: 'hi' }).catch((x: unknown) => x);
     expect(oerr).toBeInstanceOf(OpenAI.NotFoundError);
