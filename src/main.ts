@@ -59,6 +59,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger(config.logLevel);
+  if (cluster.isPrimary && config.auth.disabled) logger.warn({ keys: config.auth.disabled }, 'auth entries switched off (disabled: true)');
   if (workers > 1 && cluster.isPrimary) {
     if (config.auth.open) logger.warn({ host: config.server.host }, 'auth.open: true: the gateway is open to anyone who can reach it');
     runPrimary(workers, logger, config.server.shutdownGraceMs, config.metrics);

@@ -36,6 +36,7 @@ export function resolveAuth(raw: RawAuth | undefined, template?: unknown): Resol
   };
 
   const authKeys: KeyConfig[] = [];
+  const disabled: string[] = [];
   (raw?.keys ?? []).forEach((k, i) => {
     const field = `auth.keys.${i}`;
     const id = identity(field, k, templateKey(template, 'keys', i));
@@ -45,7 +46,10 @@ export function resolveAuth(raw: RawAuth | undefined, template?: unknown): Resol
       throw new ConfigError(`${field}.team: unknown team "${k.team}" (${known.length ? 'known: ' + known.join(', ') : 'auth.teams is empty'})`);
     }
     // Only `disabled: true` switches an entry off (an empty key is an error, see identity()).
-    if (id === undefined) return;
+    if (id === undefined) {
+      disabled.push(k.name);
+      return;
+    }
     const entry: KeyConfig = { name: k.name };
     if (id.key !== undefined) entry.key = id.key;
     else entry.keySha256 = id.digest;
@@ -63,7 +67,10 @@ export function resolveAuth(raw: RawAuth | undefined, template?: unknown): Resol
     const field = `auth.admin_keys.${i}`;
     const id = identity(field, k, templateKey(template, 'admin_keys', i));
     claim(field, k.name, id?.digest);
-    if (id === undefined) return;
+    if (id === undefined) {
+      disabled.push(k.name);
+      return;
+    }
     adminKeys.push(id.key !== undefined ? { name: k.name, key: id.key } : { name: k.name, keySha256: id.digest });
   });
 
@@ -79,7 +86,7 @@ export function resolveAuth(raw: RawAuth | undefined, template?: unknown): Resol
       `auth: no keys configured${disabled}; add auth.keys, or set auth.open: true to let anyone who can reach the gateway call every model`,
     );
   }
-  return { authKeys, auth: { teams, adminKeys, open } };
+  return { authKeys, auth: { teams, adminKeys, open, ...(disabled.length > 0 ? { disabled } : {}) } };
 }
 
 interface RawIdentity {

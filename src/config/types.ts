@@ -132,6 +132,8 @@ export interface AuthConfig {
   adminKeys: AdminKeyConfig[];
   /** `auth.open: true`: callers need no key. Never inferred from an empty key list. */
   open: boolean;
+  /** Names of the entries switched off with `disabled: true` (start-up warns about each). */
+  disabled?: string[];
 }
 // ---- end access ----
 
