@@ -34,6 +34,8 @@ export function startMetricsServer(options: MetricsServerOptions): Promise<Serve
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
+      // A later failure of the listener is logged, never an uncaught 'error' event.
+      server.on('error', options.onError);
       resolve(server);
     });
   });
