@@ -56,7 +56,14 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   const stateStore = createStateStore(config, { onError: (op) => obs.recordStateError(op) });
   // The access service reads ctx.config on every call, so a reload's keys, limits and prices apply
   // to the next request without rebuilding it.
-  const access = new AccessService(stateStore, { config: () => ctx.config });
+  const access = new AccessService(stateStore, {
+    config: () => ctx.config,
+    releaseRetry: {
+      onRetry: (attempt, err) => logger.warn({ attempt, err: obs.safeError(err) }, 'concurrency lease release failed again; retrying'),
+      onReleased: (attempt) => logger.info({ attempt }, 'concurrency leases released after a failed settle'),
+      onGiveUp: (err) => logger.error({ err: obs.safeError(err) }, 'concurrency leases not released; they expire at their TTL'),
+    },
+  });
   const { ttlMs, maxBytes, claimTtlMs } = config.responsesStore;
   const responses = new ResponsesRepository(stateStore, { ttlMs, maxBytes, claimTtlMs });
   // One process has nothing to share; workers and instances on a shared backend skip a failing
@@ -113,6 +120,8 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     ...frameworkErrorOptions,
   });
 
+  // Every error answer is masked like a log line (reply-helpers.ts sendError); obs follows reloads.
+  app.decorate('maskSecrets', (text: string) => obs.redact(text));
   installFrameworkErrorHandling(app);
   app.setNotFoundHandler((request, reply) => {
     const codec = codecForPath(request);

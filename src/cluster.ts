@@ -7,6 +7,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { GatewayConfig } from './config/types.js';
+import { startMetricsServer } from './http/metrics-server.js';
 import { clusterMetrics, serveWorkerMetrics } from './observability/cluster-metrics.js';
 import { statusBroker } from './status/cluster-status.js';
 
@@ -23,9 +25,26 @@ interface MetricsMessage {
 }
 
 /** `graceMs`: the longest a worker's drain may take (drainBoundMs). */
-export function runPrimary(workers: number, logger: Logger, graceMs: number): void {
+export function runPrimary(workers: number, logger: Logger, graceMs: number, metricsConfig?: GatewayConfig['metrics']): void {
   const metrics = clusterMetrics();
   const status = statusBroker();
+  // metrics.port: the primary serves the merged view itself (workers no longer route /metrics).
+  if (metricsConfig && metricsConfig.enabled && metricsConfig.port > 0) {
+    startMetricsServer({
+      host: metricsConfig.host,
+      port: metricsConfig.port,
+      contentType: metrics.contentType,
+      metricsText: () => metrics.metricsText(),
+      onError: (err) => logger.warn({ err: err.message }, 'metrics scrape failed'),
+    }).then(
+      () => logger.info({ host: metricsConfig.host, port: metricsConfig.port }, 'metrics served on their own port (not on the API port)'),
+      (err: Error) => {
+        logger.error({ port: metricsConfig.port, err: err.message }, 'metrics.port cannot be bound; stopping');
+        process.stderr.write(`switchyard: metrics.port ${metricsConfig.port}: ${err.message}\n`);
+        shutdown('SIGTERM');
+      },
+    );
+  }
   let closing = false;
   let exitCode = 0;
   const fork = (): Worker => {

@@ -12,6 +12,7 @@ import { workerStatusParts } from './status/cluster-status.js';
 import { statusExposureWarning } from './status/exposure-warning.js';
 import { drainAndClose, drainBoundMs } from './http/drain.js';
 import { localBackendWarning } from './state/sharing-notice.js';
+import { startMetricsServer } from './http/metrics-server.js';
 
 interface Args {
   config?: string;
@@ -53,13 +54,22 @@ async function main(): Promise<void> {
     process.stderr.write(`switchyard: ${err instanceof ConfigError ? err.message : String(err)}\n`);
     process.exit(2);
   }
+  if (workers > 1 && config.state.backend === 'memory') {
+    // Each worker would keep its own windows, leases, budgets and stored responses: every limit N×,
+    // and continuations that miss depending on the worker.
+    process.stderr.write(
+      `switchyard: state.backend: memory cannot be shared by --workers ${workers} (each worker would enforce every limit on its own); use file or redis, or leave state.backend unset (file)\n`,
+    );
+    process.exit(2);
+  }
   const logger = createLogger(config.logLevel);
+  if (cluster.isPrimary && config.auth.disabled) logger.warn({ keys: config.auth.disabled }, 'auth entries switched off (disabled: true)');
   // Once per machine (the primary, or the single process).
   const statusExposed = cluster.isPrimary ? statusExposureWarning(config) : undefined;
   if (statusExposed) logger.warn(statusExposed);
   if (workers > 1 && cluster.isPrimary) {
-    if (config.authKeys.length === 0) logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
-    runPrimary(workers, logger, drainBoundMs(config.server.drainDelayMs, config.server.shutdownGraceMs));
+    if (config.auth.open) logger.warn({ host: config.server.host }, 'auth.open: true: the gateway is open to anyone who can reach it');
+    runPrimary(workers, logger, drainBoundMs(config.server.drainDelayMs, config.server.shutdownGraceMs), config.metrics);
     return;
   }
   const built = buildApp(config, {
@@ -70,8 +80,8 @@ async function main(): Promise<void> {
   if (isWorker()) {
     serveMetricsToPrimary(built.ctx.obs.registry);
     built.ctx.status.clusterParts = workerStatusParts(() => built.ctx.status.part());
-  } else if (config.authKeys.length === 0) {
-    logger.warn('no auth.keys configured: the gateway is open to anyone who can reach it');
+  } else if (config.auth.open) {
+    logger.warn({ host: config.server.host }, 'auth.open: true: the gateway is open to anyone who can reach it');
   }
   try {
     await connectStateStore(built.ctx.stateStore, config, (err) =>
@@ -85,6 +95,21 @@ async function main(): Promise<void> {
   }
   logger.info({ backend: config.state.backend, ...(config.state.backend === 'file' ? { path: config.state.path } : {}) }, 'state store ready');
   await built.app.listen({ host: config.server.host, port: config.server.port });
+  // metrics.port: its own listener (a worker leaves it to the primary, which merges every worker).
+  const metricsServer =
+    !isWorker() && config.metrics.enabled && config.metrics.port > 0
+      ? await startMetricsServer({
+          host: config.metrics.host,
+          port: config.metrics.port,
+          contentType: built.ctx.obs.metricsContentType,
+          metricsText: built.ctx.metricsText,
+          onError: (err) => logger.warn({ err: err.message }, 'metrics scrape failed'),
+        }).catch((err: Error) => {
+          process.stderr.write(`switchyard: metrics.port ${config.metrics.port}: ${err.message}\n`);
+          process.exit(STARTUP_FAILED);
+        })
+      : undefined;
+  if (metricsServer) logger.info({ host: config.metrics.host, port: config.metrics.port }, 'metrics served on their own port (not on the API port)');
   built.setReady(true);
   built.ctx.instances?.start();
   // Reachable from other machines on a per-machine backend: say once what that means (one worker says it).
@@ -104,6 +129,7 @@ async function main(): Promise<void> {
     defaultStateBackend,
     apply: (next) => built.reload(next),
     logger,
+    running: config,
     onOutcome: (outcome, why) => built.ctx.status.reloaded({ ok: outcome.status === 'applied', why, error: outcome.status === 'refused' ? outcome.error : undefined }),
   });
   process.on('SIGHUP', () => void reloader.reload('SIGHUP', true));
@@ -128,6 +154,8 @@ async function main(): Promise<void> {
       logger.error({ err: (err as Error).message }, 'drain failed');
       process.exit(1);
     }
+    // Scrapes keep working through the drain; the metrics listener closes last.
+    metricsServer?.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

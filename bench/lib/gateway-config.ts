@@ -43,6 +43,7 @@ export function gatewayConfig(o: GatewayConfigOptions): Record<string, unknown> 
   }
   return {
     server: { host: '127.0.0.1', port: o.port },
+    auth: { open: true },
     metrics: { enabled: o.metrics },
     ...(o.logLevel === undefined ? {} : { log: { level: o.logLevel } }),
     providers,

@@ -33,8 +33,12 @@ export interface AccessServiceOptions {
   /** The live configuration, read on every call so a reload applies to the next request. */
   config: () => AccessConfig;
   now?: () => number;
-  /** Longest a concurrency lease lives if settle never comes (a crashed worker). Default 30 min. */
+  /** Longest a concurrency lease lives if settle never comes (a crashed worker), when admit() is not
+   * told the request's own bound. Default 30 min. */
   leaseMs?: number;
+  /** Background release of leases whose settle failed: the waits between tries (default 0.25 s doubling
+   * to 30 s, 12 tries: about 4 minutes), and what to log. */
+  releaseRetry?: { delaysMs?: readonly number[]; onRetry?(attempt: number, err: unknown): void; onGiveUp?(err: unknown): void; onReleased?(attempt: number): void };
 }
 
 /** A budget's spend as admission saw it (before this request): what the budget gauges export. */
@@ -92,11 +96,15 @@ const NO_LEASES: Lease[] = Object.freeze([]) as unknown as Lease[];
 const NO_BUDGETS: readonly BudgetSeen[] = Object.freeze([]);
 const UNPRICED: Settled = Object.freeze({ costMicros: 0, priced: false });
 const DEFAULT_LEASE_MS = 30 * 60_000;
+const DEFAULT_RELEASE_DELAYS_MS: readonly number[] = [250, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000, 30_000, 60_000];
 
 export class AccessService {
   private readonly config: () => AccessConfig;
   private readonly now: () => number;
   private readonly leaseMs: number;
+  private readonly releaseRetry: NonNullable<AccessServiceOptions['releaseRetry']>;
+  /** Releases being retried in the background (tests and shutdown can wait for them). */
+  private readonly retrying = new Set<Promise<void>>();
 
   constructor(
     private readonly store: StateStore,
@@ -105,14 +113,19 @@ export class AccessService {
     this.config = options.config;
     this.now = options.now ?? Date.now;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.releaseRetry = options.releaseRetry ?? {};
   }
 
-  /** Model access, then limits and budgets in one atomic admission. A caller without limits costs no state call. */
-  async admit(caller: Caller, modelAlias: string, door: Door): Promise<Admission> {
+  /**
+   * Model access, then limits and budgets in one atomic admission. A caller without limits costs no
+   * state call. `leaseMs`: how long this request can run at most (its concurrency lease must outlive
+   * it, or a long stream would stop counting); the service's default otherwise.
+   */
+  async admit(caller: Caller, modelAlias: string, door: Door, leaseMs = this.leaseMs): Promise<Admission> {
     const refused = modelAccessError(caller, modelAlias);
     if (refused !== undefined) return { ok: false, error: refused, headers: NO_HEADERS, budgets: NO_BUDGETS };
     const now = this.now();
-    const plan = admissionPlan(caller, now, this.leaseMs);
+    const plan = admissionPlan(caller, now, leaseMs);
     if (plan.checks.length === 0) return { ok: true, headers: NO_HEADERS, leases: NO_LEASES, budgets: NO_BUDGETS };
     const result = await this.store.admit(plan.checks);
     const headers = rateLimitHeaders(door, plan.meta, result.states, now, result.ok);
@@ -120,6 +133,26 @@ export class AccessService {
     if (result.ok) return { ok: true, headers, leases: result.leases, budgets };
     const error = refusalError(plan.meta[result.failed]!, result.states[result.failed], result.retryAfterMs);
     return { ok: false, error, headers, budgets };
+  }
+
+  /**
+   * Token counting (count_tokens, input_tokens): the key's and team's rpm windows only, one request
+   * each — the counts go upstream on the shared provider key, whose per-organisation limit every key
+   * shares. No lease, no budget. The refusal, or undefined when admitted (or nothing is limited).
+   */
+  async admitCount(caller: Caller): Promise<GatewayError | undefined> {
+    const plan = admissionPlan(caller, this.now(), this.leaseMs);
+    const checks: AdmissionPlan['checks'] = [];
+    const meta: CheckMeta[] = [];
+    plan.meta.forEach((m, i) => {
+      if (m.limit !== 'rpm') return;
+      checks.push(plan.checks[i]!);
+      meta.push(m);
+    });
+    if (checks.length === 0) return undefined;
+    const result = await this.store.admit(checks);
+    if (result.ok) return undefined;
+    return refusalError(meta[result.failed]!, result.states[result.failed], result.retryAfterMs);
   }
 
   /** The cost of an answer from its usage and the upstream that gave it (price lookup only, no I/O). */
@@ -158,8 +191,44 @@ export class AccessService {
     }
     if ((charges === undefined || charges.length === 0) && leases.length === 0) return settled;
     // One backend call for both (one transaction on the file store, one round trip on Redis).
-    await this.store.settle(charges ?? [], leases);
+    try {
+      await this.store.settle(charges ?? [], leases);
+    } catch (err) {
+      // A lease left behind holds a concurrency slot until it expires: give it back in the background
+      // until that lands (a release is idempotent). The charges are not retried: on Redis a timed-out
+      // call may still have committed, and charging twice is worse than once missed; the caller logs it.
+      if (leases.length > 0) this.releaseInBackground(leases);
+      throw err;
+    }
     return settled;
+  }
+
+  /** Resolves once every background release under way has landed or given up. */
+  async backgroundReleases(): Promise<void> {
+    while (this.retrying.size > 0) await Promise.all([...this.retrying]);
+  }
+
+  private releaseInBackground(leases: readonly Lease[]): void {
+    const delays = this.releaseRetry.delaysMs ?? DEFAULT_RELEASE_DELAYS_MS;
+    const hooks = this.releaseRetry;
+    const run = async (): Promise<void> => {
+      let last: unknown;
+      for (let i = 0; i < delays.length; i++) {
+        await new Promise<void>((r) => setTimeout(r, delays[i]).unref());
+        try {
+          await this.store.release(leases);
+          hooks.onReleased?.(i + 1);
+          return;
+        } catch (err) {
+          last = err;
+          hooks.onRetry?.(i + 1, err);
+        }
+      }
+      // The leases expire by themselves (their TTL bounds the damage).
+      hooks.onGiveUp?.(last);
+    };
+    const p = run().finally(() => this.retrying.delete(p));
+    this.retrying.add(p);
   }
 
   /** The calling key's limits (what is left in the current windows) and spend. */

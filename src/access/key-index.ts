@@ -15,7 +15,8 @@ interface Entry {
 
 export class KeyIndex {
   private readonly entries: Entry[] = [];
-  /** True when callers need no key (no `auth.keys`): everyone is the anonymous caller. */
+  /** True only with `auth.open: true` (never inferred from an empty key list): everyone without a
+   * recognised key is the anonymous caller. */
   readonly open: boolean;
 
   constructor(keys: readonly KeyConfig[], auth: AuthConfig | undefined) {
@@ -27,7 +28,7 @@ export class KeyIndex {
       this.entries.push({ digest: digestOf(k), caller });
     }
     for (const a of auth?.adminKeys ?? []) this.entries.push({ digest: digestOf(a), caller: adminCaller(a.name) });
-    this.open = keys.length === 0;
+    this.open = auth?.open === true && keys.length === 0;
   }
 
   /** The caller this key belongs to, or undefined. `presented` undefined (no key sent) is hashed as "". */
@@ -61,7 +62,7 @@ function policyOf(p: KeyConfig | TeamConfig): Policy {
   });
 }
 
-const NO_EXTRAS: AuthConfig = Object.freeze({ teams: new Map<string, TeamConfig>(), adminKeys: [] });
+const NO_EXTRAS: AuthConfig = Object.freeze({ teams: new Map<string, TeamConfig>(), adminKeys: [], open: false });
 const cache = new WeakMap<readonly KeyConfig[], WeakMap<AuthConfig, KeyIndex>>();
 
 /**

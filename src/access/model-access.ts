@@ -42,5 +42,16 @@ export function visibleModels<T extends string>(caller: Caller, aliases: readonl
 export function modelAccessError(caller: Caller, model: string): GatewayError | undefined {
   if (caller.admin) return new GatewayError('permission', 'admin keys manage the gateway and cannot call models; use a key from auth.keys');
   if (mayUse(caller, model)) return undefined;
-  return new GatewayError('not_found', `model "${model}" is not available to this API key`, { param: 'model', code: 'model_not_found' });
+  return modelNotAvailable(model);
+}
+
+/**
+ * The one answer for a model this gateway does not serve and for one this key may not use: a key must
+ * not learn from the wording which aliases exist beyond its allow-list.
+ */
+export function modelNotAvailable(model: string): GatewayError {
+  return new GatewayError('not_found', `model "${model}" is not available: not configured on this gateway, or not allowed for this API key`, {
+    param: 'model',
+    code: 'model_not_found',
+  });
 }

@@ -1,5 +1,7 @@
 // The embedded default configuration used when no file is given: the in-process demo provider
-// always, plus Anthropic and OpenAI when their keys are in the environment.
+// always, plus Anthropic and OpenAI when their keys are in the environment. It has no keys, so it is
+// open — said explicitly, and only on a loopback host: with SWITCHYARD_HOST set to another address it
+// does not load (a gateway reachable by others needs a config file with auth.keys).
 import type { RawConfig } from './schema.js';
 
 export function defaultConfig(env: Record<string, string | undefined>): RawConfig {
@@ -28,7 +30,12 @@ export function defaultConfig(env: Record<string, string | undefined>): RawConfi
     server: { host, port: env.SWITCHYARD_PORT ? Number(env.SWITCHYARD_PORT) : 8080 },
     // The status page, for the demo on this machine only: not when the gateway listens beyond loopback.
     status: { enabled: host === '127.0.0.1' || host === '::1' || host === 'localhost' },
+    ...(isLoopback(host) ? { auth: { open: true } } : {}),
     providers,
     models,
   };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

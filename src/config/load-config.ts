@@ -27,6 +27,7 @@ export interface LoadOptions {
 
 export function loadConfig(options: LoadOptions): GatewayConfig {
   let raw: unknown;
+  let template: unknown;
   let source: string;
   if (options.file) {
     source = options.file;
@@ -41,16 +42,28 @@ export function loadConfig(options: LoadOptions): GatewayConfig {
     } catch (err) {
       throw new ConfigError(`config file ${options.file} is not valid YAML: ${(err as Error).message}`);
     }
+    template = raw;
     raw = interpolate(raw, options.env);
   } else {
     source = 'embedded default';
     raw = defaultConfig(options.env);
+    try {
+      return resolveConfig(raw, source, options.defaultStateBackend);
+    } catch (err) {
+      if (err instanceof ConfigError && err.message.startsWith('auth:')) {
+        throw new ConfigError(`${err.message} (the embedded default has no keys and is open only on a loopback SWITCHYARD_HOST; to listen on another address, give a config file with auth.keys)`);
+      }
+      throw err;
+    }
   }
-  return resolveConfig(raw, source, options.defaultStateBackend);
+  return resolveConfig(raw, source, options.defaultStateBackend, template);
 }
 
-/** Validate a parsed (already interpolated) document and resolve defaults. */
-export function resolveConfig(raw: unknown, source: string, defaultStateBackend: 'memory' | 'file' = 'memory'): GatewayConfig {
+/**
+ * Validate a parsed (already interpolated) document and resolve defaults. `template` is the document
+ * before interpolation, when there was one: errors about empty values name the variable behind them.
+ */
+export function resolveConfig(raw: unknown, source: string, defaultStateBackend: 'memory' | 'file' = 'memory', template?: unknown): GatewayConfig {
   if (!checkConfig.Check(raw)) {
     const first = checkConfig.Errors(raw).First();
     const key = first ? pointerToKey(first.path) : '';
@@ -88,7 +101,7 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
   }
 
   const server = cfg.server ?? {};
-  const { authKeys, auth } = resolveAuth(cfg.auth);
+  const { authKeys, auth } = resolveAuth(cfg.auth, (template as { auth?: unknown } | undefined)?.auth);
   const state = resolveState(cfg.state, defaultStateBackend);
   return {
     server: {
@@ -102,7 +115,7 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
     authKeys,
     auth,
     logLevel: cfg.log?.level ?? 'info',
-    metrics: { enabled: cfg.metrics?.enabled ?? true, port: cfg.metrics?.port ?? 0 },
+    metrics: { enabled: cfg.metrics?.enabled ?? true, port: cfg.metrics?.port ?? 0, host: cfg.metrics?.host ?? '127.0.0.1' },
     status: { enabled: cfg.status?.enabled ?? false, pathPrefix: cfg.status?.path_prefix ?? '' },
     responsesStore: resolveResponsesStore(cfg, state, authKeys.length),
     state,
@@ -256,10 +269,13 @@ function resolveResponsesStore(cfg: RawConfig, state: StateConfig, keyCount: num
   const r = cfg.responses_store ?? {};
   // An in-process copy is cheaper to bound tighter than a shared one on disk or in Redis.
   const defaultBytes = state.backend === 'memory' ? 64 * 1024 * 1024 : 256 * 1024 * 1024;
-  // max_entries: 0 used to switch storing off; keep that meaning when max_bytes is not given.
+  // max_entries bounds nothing any more (the bound is in bytes); only its old "0 = store nothing" is
+  // kept, so an operator relying on a count bound is told instead of silently getting none.
+  if (r.max_entries !== undefined && r.max_entries !== 0) {
+    throw new ConfigError(`responses_store.max_entries: no longer supported (the store is bounded in bytes); use responses_store.max_bytes (0 = store nothing)`);
+  }
   const maxBytes = r.max_bytes ?? (r.max_entries === 0 ? 0 : defaultBytes);
   return {
-    maxEntries: r.max_entries ?? 1000,
     maxBytes,
     ttlMs: r.ttl_ms ?? 3_600_000,
     claimTtlMs: r.claim_ttl_ms ?? DEFAULT_CLAIM_TTL_MS,

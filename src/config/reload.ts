@@ -1,6 +1,8 @@
 // Hot reload of the configuration file: on SIGHUP or when the file changes, load and validate the new
 // file, and only if it is valid hand it over (BuiltApp.reload swaps the model table atomically; requests
-// in flight finish on the table they started with). A bad file is refused and the running one stays.
+// in flight finish on the table they started with). A bad file is refused and the running one stays,
+// and so is a valid one that would open a closed gateway (`auth.open: true` needs a restart): a reload
+// is how keys get rotated, and a slip there must not hand the gateway to anyone.
 //
 // The file's directory is watched rather than the file: editors and config managers replace files by
 // rename (and Kubernetes swaps a symlinked directory), which silently ends a watch on the old inode.
@@ -35,6 +37,8 @@ export interface ConfigReloaderOptions {
   initialText?: string;
   /** Told every outcome but "unchanged" (the status page's last reload). */
   onOutcome?: (outcome: ReloadOutcome, why: string) => void;
+  /** The configuration running now: a reload that would open it (it has keys, the new one is open) is refused. */
+  running?: GatewayConfig;
 }
 
 export interface ConfigReloader {
@@ -49,6 +53,7 @@ export function createConfigReloader(options: ConfigReloaderOptions): ConfigRelo
   const { file, env, apply, logger } = options;
   const debounceMs = options.debounceMs ?? 200;
   let lastText = options.initialText ?? (file ? readQuietly(file) : undefined);
+  let running = options.running;
   let watcher: FSWatcher | undefined;
   let pending: NodeJS.Timeout | undefined;
 
@@ -61,7 +66,11 @@ export function createConfigReloader(options: ConfigReloaderOptions): ConfigRelo
     let next: GatewayConfig;
     try {
       next = loadConfig({ file, env, defaultStateBackend: options.defaultStateBackend });
+      if (running !== undefined && !running.auth.open && next.auth.open) {
+        throw new ConfigError('auth.open: true would open a gateway that requires keys; a reload may not do that (restart to open it)');
+      }
       apply(next);
+      running = next;
     } catch (err) {
       const error = err instanceof ConfigError || err instanceof Error ? err.message : String(err);
       logger.error({ why, error }, 'configuration reload refused; keeping the current one');

@@ -12,7 +12,11 @@ export interface ResolvedAuth {
   auth: AuthConfig;
 }
 
-export function resolveAuth(raw: RawAuth | undefined): ResolvedAuth {
+/**
+ * `template` is the same `auth` section before `${ENV}` interpolation (when there was one): it only
+ * serves to name the variable behind an empty key in the error.
+ */
+export function resolveAuth(raw: RawAuth | undefined, template?: unknown): ResolvedAuth {
   const teams = new Map<string, TeamConfig>();
   for (const [name, t] of Object.entries(raw?.teams ?? {})) {
     teams.set(name, { name, models: t.models, limits: limitsOf(t.limits), budget: budgetOf(t.budget) });
@@ -32,16 +36,20 @@ export function resolveAuth(raw: RawAuth | undefined): ResolvedAuth {
   };
 
   const authKeys: KeyConfig[] = [];
+  const disabled: string[] = [];
   (raw?.keys ?? []).forEach((k, i) => {
     const field = `auth.keys.${i}`;
-    const id = identity(field, k.key, k.key_sha256);
+    const id = identity(field, k, templateKey(template, 'keys', i));
     claim(field, k.name, id?.digest);
     if (k.team !== undefined && !teams.has(k.team)) {
       const known = [...teams.keys()];
       throw new ConfigError(`${field}.team: unknown team "${k.team}" (${known.length ? 'known: ' + known.join(', ') : 'auth.teams is empty'})`);
     }
-    // An empty key (an unset ${ENV}) disables the entry, as it always has.
-    if (id === undefined) return;
+    // Only `disabled: true` switches an entry off (an empty key is an error, see identity()).
+    if (id === undefined) {
+      disabled.push(k.name);
+      return;
+    }
     const entry: KeyConfig = { name: k.name };
     if (id.key !== undefined) entry.key = id.key;
     else entry.keySha256 = id.digest;
@@ -57,25 +65,67 @@ export function resolveAuth(raw: RawAuth | undefined): ResolvedAuth {
   const adminKeys: AdminKeyConfig[] = [];
   (raw?.admin_keys ?? []).forEach((k, i) => {
     const field = `auth.admin_keys.${i}`;
-    const id = identity(field, k.key, k.key_sha256);
+    const id = identity(field, k, templateKey(template, 'admin_keys', i));
     claim(field, k.name, id?.digest);
-    if (id === undefined) return;
+    if (id === undefined) {
+      disabled.push(k.name);
+      return;
+    }
     adminKeys.push(id.key !== undefined ? { name: k.name, key: id.key } : { name: k.name, keySha256: id.digest });
   });
 
-  return { authKeys, auth: { teams, adminKeys } };
+  // Fail closed: open access is never inferred from an empty key list (every key's variable unset
+  // would otherwise open the gateway); admin keys alone keep it closed.
+  const open = raw?.open === true;
+  if (open && authKeys.length > 0) {
+    throw new ConfigError(`auth.open: true cannot be combined with auth.keys (${authKeys.map((k) => k.name).join(', ')}); remove one`);
+  }
+  if (!open && authKeys.length === 0 && adminKeys.length === 0) {
+    const disabled = (raw?.keys ?? []).length > 0 ? ' (every auth.keys entry is disabled)' : '';
+    throw new ConfigError(
+      `auth: no keys configured${disabled}; add auth.keys, or set auth.open: true to let anyone who can reach the gateway call every model`,
+    );
+  }
+  return { authKeys, auth: { teams, adminKeys, open, ...(disabled.length > 0 ? { disabled } : {}) } };
 }
 
-/** The key's digest (and the plain key when given); undefined when the key is empty (disabled). */
-function identity(field: string, key: string | undefined, keySha256: string | undefined): { key?: string; digest: string } | undefined {
-  if (key !== undefined && keySha256 !== undefined) throw new ConfigError(`${field}: give key or key_sha256, not both`);
-  if (keySha256 !== undefined) {
-    if (!SHA256_HEX.test(keySha256)) throw new ConfigError(`${field}.key_sha256: must be 64 hex digits (the sha256 of the key)`);
-    return { digest: keySha256.toLowerCase() };
+interface RawIdentity {
+  name: string;
+  key?: string;
+  key_sha256?: string;
+  disabled?: boolean;
+}
+
+/**
+ * The key's digest (and the plain key when given); undefined for a `disabled: true` entry. An empty
+ * key is an error naming the entry (and the variable behind it when known): it is almost always an
+ * unset `${ENV}`, and silently dropping it once opened the gateway.
+ */
+function identity(field: string, k: RawIdentity, template: string | undefined): { key?: string; digest: string } | undefined {
+  const where = `${field} (${k.name})`;
+  if (k.disabled === true) return undefined;
+  if (k.key !== undefined && k.key_sha256 !== undefined) throw new ConfigError(`${where}: give key or key_sha256, not both`);
+  if (k.key_sha256 !== undefined) {
+    if (k.key_sha256 === '') throw new ConfigError(`${where}: key_sha256 is empty${unsetHint(template)}`);
+    if (!SHA256_HEX.test(k.key_sha256)) throw new ConfigError(`${field}.key_sha256: must be 64 hex digits (the sha256 of the key)`);
+    return { digest: k.key_sha256.toLowerCase() };
   }
-  if (key === undefined) throw new ConfigError(`${field}: needs key or key_sha256`);
-  if (key === '') return undefined;
-  return { key, digest: createHash('sha256').update(key).digest('hex') };
+  if (k.key === undefined) throw new ConfigError(`${where}: needs key or key_sha256 (or disabled: true)`);
+  if (k.key === '') throw new ConfigError(`${where}: key is empty${unsetHint(template)}; to switch the entry off, write disabled: true`);
+  return { key: k.key, digest: createHash('sha256').update(k.key).digest('hex') };
+}
+
+/** ` — is ${ALICE_KEY} set?` when the uninterpolated text names variables. */
+function unsetHint(template: string | undefined): string {
+  const vars = template?.match(/\$\{[A-Za-z_][A-Za-z0-9_]*/g);
+  return vars ? ` — is ${vars.map((v) => v + '}').join(', ')} set?` : '';
+}
+
+/** The uninterpolated `key` (or `key_sha256`) of auth.<list>[i], when the template has one. */
+function templateKey(template: unknown, list: 'keys' | 'admin_keys', i: number): string | undefined {
+  const entry = (template as Record<string, unknown[] | undefined> | undefined)?.[list]?.[i] as Record<string, unknown> | undefined;
+  const text = entry?.key ?? entry?.key_sha256;
+  return typeof text === 'string' ? text : undefined;
 }
 
 function limitsOf(raw: RawLimits | undefined): RateLimits | undefined {

@@ -66,6 +66,8 @@ const AuthKey = Type.Object(
     key: Type.Optional(Type.String()),
     /** Hex sha256 of the key: keeps the secret out of the file. */
     key_sha256: Type.Optional(Type.String()),
+    /** A deliberately switched-off entry: its key may be empty (an empty key is otherwise an error). */
+    disabled: Type.Optional(Type.Boolean()),
     team: Type.Optional(Type.String()),
     /** Allow-list of aliases and glob patterns; absent = every model. */
     models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
@@ -85,12 +87,20 @@ const Team = Type.Object(
 );
 
 const AdminKey = Type.Object(
-  { name: Type.String({ minLength: 1 }), key: Type.Optional(Type.String()), key_sha256: Type.Optional(Type.String()) },
+  {
+    name: Type.String({ minLength: 1 }),
+    key: Type.Optional(Type.String()),
+    key_sha256: Type.Optional(Type.String()),
+    disabled: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
 
 const Auth = Type.Object(
   {
+    /** Serve callers without a key (everyone is `anonymous`, no limits). Must be said explicitly:
+     * a config without keys and without `open: true` does not load. */
+    open: Type.Optional(Type.Boolean()),
     keys: Type.Optional(Type.Array(AuthKey)),
     teams: Type.Optional(Type.Record(Type.String(), Team)),
     admin_keys: Type.Optional(Type.Array(AdminKey)),
@@ -204,8 +214,10 @@ export const ConfigSchema = Type.Object(
       Type.Object(
         {
           enabled: Type.Optional(Type.Boolean()),
-          /** Serve /metrics on its own port as well (0 = off). */
+          /** Serve /metrics on its own port instead of the API port (0 = on the API port). */
           port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+          /** The address of that port (default 127.0.0.1). */
+          host: Type.Optional(Type.String({ minLength: 1 })),
         },
         { additionalProperties: false },
       ),
@@ -226,7 +238,7 @@ export const ConfigSchema = Type.Object(
         {
           /** Bound of the stored Responses in bytes (0 = store nothing). */
           max_bytes: Type.Optional(Type.Integer({ minimum: 0 })),
-          /** Older bound by count; still accepted, applies to the in-process store only. */
+          /** Retired count bound: only 0 (= store nothing, like max_bytes: 0) is accepted. */
           max_entries: Type.Optional(Type.Integer({ minimum: 0 })),
           ttl_ms: Type.Optional(Type.Integer({ minimum: 1 })),
           /** How long an id stays claimed by its key (default 30 days, OpenAI's retention). */

@@ -154,22 +154,27 @@ export interface AdminKeyConfig {
 export interface AuthConfig {
   teams: Map<string, TeamConfig>;
   adminKeys: AdminKeyConfig[];
+  /** `auth.open: true`: callers need no key. Never inferred from an empty key list. */
+  open: boolean;
+  /** Names of the entries switched off with `disabled: true` (start-up warns about each). */
+  disabled?: string[];
 }
 // ---- end access ----
 
 export interface GatewayConfig {
   server: { host: string; port: number; bodyLimitBytes: number; heartbeatMs: number; shutdownGraceMs: number; drainDelayMs: number };
-  /** `auth.keys`: who may call (empty and no admin keys = open access). */
+  /** `auth.keys` (enabled entries): who may call. Open access only with `auth.open: true`, which
+   * cannot be combined with keys; admin keys alone keep the gateway closed. */
   authKeys: KeyConfig[];
   /** `auth.teams` and `auth.admin_keys`. */
   auth: AuthConfig;
   logLevel: string;
-  metrics: { enabled: boolean; port: number };
+  /** port > 0: /metrics is served on its own listener (host:port) and not on the API port. */
+  metrics: { enabled: boolean; port: number; host: string };
   /** The status page (GET <pathPrefix>/status, /status.json); pathPrefix '' or '/a/b'. */
   status: { enabled: boolean; pathPrefix: string };
-  /** maxEntries: the older count bound of the in-process store; maxBytes: the byte bound of the state namespace. */
+  /** maxBytes: the byte bound of the stored Responses' namespace (0 = store nothing). */
   responsesStore: {
-    maxEntries: number;
     maxBytes: number;
     ttlMs: number;
     /** How long a response's and its items' ids stay claimed by their key (tombstones included). */

@@ -1,5 +1,5 @@
 // Gateway authentication: `x-api-key` or `Authorization: Bearer` on both front doors (x-api-key wins
-// when both are present). No configured keys = open access (main warns at start-up). The comparison
+// when both are present). Open access only with `auth.open: true` (main warns at start-up). The comparison
 // itself lives in access/key-index.ts (constant time with respect to the key's content).
 import type { IncomingHttpHeaders } from 'node:http';
 import { ANONYMOUS_CALLER, type Caller } from '../access/caller.js';
@@ -16,8 +16,8 @@ export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
 }
 
 /**
- * The caller behind the request's key: the anonymous caller when the gateway has no keys (admin keys
- * are still recognised then), else the key's caller; throws an authentication error otherwise.
+ * The caller behind the request's key: the key's caller, else the anonymous caller when the gateway
+ * is open (`auth.open: true`; admin keys are still recognised then); throws an authentication error otherwise.
  */
 export function identify(config: { authKeys: readonly KeyConfig[]; auth: GatewayConfig['auth'] | undefined }, headers: IncomingHttpHeaders): Caller {
   const index = keyIndexFor(config.authKeys, config.auth);
@@ -29,13 +29,4 @@ export function identify(config: { authKeys: readonly KeyConfig[]; auth: Gateway
     throw new GatewayError('authentication', 'missing API key: send it in the x-api-key header or as Authorization: Bearer <key>');
   }
   throw new GatewayError('authentication', 'invalid API key', { code: 'invalid_api_key' });
-}
-
-/**
- * Kept for the call sites that predate the auth hook (they will read `request.caller` instead):
- * the matching key's name, or undefined for open access; throws authentication errors.
- */
-export function authenticate(keys: readonly KeyConfig[], headers: IncomingHttpHeaders): string | undefined {
-  if (keys.length === 0) return undefined;
-  return identify({ authKeys: keys, auth: undefined }, headers).name;
 }

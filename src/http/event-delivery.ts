@@ -89,6 +89,8 @@ export class EventDelivery {
       case 'error':
         rec.errorKind = ev.error.kind;
         this.terminal = true;
+        // The upstream's text goes to the caller: masked like a log line.
+        ev = { type: 'error', error: { ...ev.error, message: this.gen.ctx.obs.redact(ev.error.message) } };
         break;
       default:
         break;
@@ -174,7 +176,7 @@ export class EventDelivery {
       if (!this.terminal && !this.gen.clientGone.signal.aborted) {
         this.terminal = true;
         this.gen.rec.errorKind = err.kind;
-        this.encoder.event({ type: 'error', error: { kind: err.kind, message: err.message } });
+        this.encoder.event({ type: 'error', error: { kind: err.kind, message: this.gen.ctx.obs.redact(err.message) } });
       }
       this.sse!.end();
       this.settle();

@@ -1,6 +1,7 @@
 // The per-request context of one generation, shared by the entry point and every lane: what the
 // caller sent, who the caller is, the route plan, and the one-way "committed" switch that ends
 // retries and fallbacks once a byte has gone to the caller.
+import { headerText } from './header-value.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../access/caller.js';
 import type { AbortSwitch } from '../drivers/abort-switch.js';
@@ -142,7 +143,7 @@ export class Generation {
     const h: Record<string, string> = {
       [this.codec.requestIdHeader]: this.requestId,
       'x-switchyard-provider': target.provider.name,
-      'x-switchyard-model': target.model,
+      'x-switchyard-model': headerText(target.model),
       'x-switchyard-attempts': String(this.rec.attempts),
     };
     if (this.warnings.length) h['x-switchyard-warnings'] = warningsHeader(this.warnings);

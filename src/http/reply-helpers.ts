@@ -2,7 +2,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InboundCodec } from '../codecs/types.js';
 import type { GatewayError } from '../errors.js';
+import { maskedForCaller } from './caller-safe-error.js';
 import { newId } from './ids.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Masks configured secrets and credential-shaped tokens (app.ts: the logger's masker, current config). */
+    maskSecrets: ((text: string) => string) | undefined;
+  }
+}
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -13,9 +21,10 @@ export function requestIdFor(request: FastifyRequest): string {
   return newId('req_');
 }
 
-/** Sends the error; returns the status used. */
+/** Sends the error, its message masked (it may quote an upstream's text); returns the status used. */
 export function sendError(reply: FastifyReply, codec: InboundCodec, err: GatewayError, requestId: string): number {
-  const encoded = codec.encodeError(err, requestId);
+  const mask = reply.server.maskSecrets;
+  const encoded = codec.encodeError(mask === undefined ? err : maskedForCaller(err, mask), requestId);
   reply
     .code(encoded.status)
     .headers(encoded.headers)

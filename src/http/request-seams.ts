@@ -1,9 +1,28 @@
 // Two seams in the life of a generation request, awaited by handle-generation.ts: admission (model
 // access, rate limits, concurrency, budgets: access/access-service.ts over the shared state store)
 // and accounting (tokens and cost charged, concurrency leases given back).
-import { GatewayError } from '../errors.js';
+import type { RouteTarget } from '../router/model-table.js';
 import { StateUnavailableError } from '../state/types.js';
 import type { Generation } from './generation.js';
+import { stateUnavailable } from './state-unavailable.js';
+
+/** Beyond the longest the request can run: time for accounting to land before the lease lapses. */
+const LEASE_MARGIN_MS = 60_000;
+
+/**
+ * How long this request can hold its concurrency lease: every attempt of every target may run to its
+ * provider's total_ms, plus the retry waits, plus a margin. A lease that expired under a live stream
+ * would stop counting it; a settle that fails is retried in the background (access-service.ts).
+ */
+export function leaseMsFor(targets: readonly RouteTarget[]): number {
+  let ms = LEASE_MARGIN_MS;
+  let waits = 0;
+  for (const t of targets) {
+    ms += t.provider.timeouts.totalMs * t.provider.retry.attempts;
+    waits = Math.max(waits, t.provider.retry.budgetMs);
+  }
+  return ms + waits;
+}
 
 /**
  * Admission: runs after the caller is known and the plan resolved, before any upstream attempt.
@@ -15,13 +34,10 @@ export async function admitGeneration(gen: Generation): Promise<void> {
   const { ctx, caller } = gen;
   let admission;
   try {
-    admission = await ctx.access.admit(caller, gen.ir.model, gen.codec.protocol);
+    admission = await ctx.access.admit(caller, gen.ir.model, gen.codec.protocol, leaseMsFor(gen.plan.targets));
   } catch (err) {
-    if (err instanceof StateUnavailableError) {
-      // Admitting without the store would let a key past its limits; refusing says why.
-      ctx.logger.warn({ requestId: gen.requestId, op: err.op, err: ctx.obs.safeError(err) }, 'admission: state store unavailable');
-      throw new GatewayError('unavailable', 'state store unavailable', { cause: err });
-    }
+    // Admitting without the store would let a key past its limits; refusing says why.
+    if (err instanceof StateUnavailableError) throw stateUnavailable(ctx, err, 'check this key\'s limits');
     throw err;
   }
   for (const b of admission.budgets) ctx.obs.recordBudgetSpend(b.scope, b.owner, b.usedUsd);

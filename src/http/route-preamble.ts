@@ -1,12 +1,11 @@
-// What every model-facing route does first, once: authenticate the caller, decode the body with the
-// door's codec, and resolve the model to a route plan. Errors are thrown as GatewayErrors; the route
-// answers them in its door's envelope (reply-helpers.ts sendError).
+// What every model-facing route does first, once: take the caller the auth hook identified
+// (auth-hook.ts), decode the body with the door's codec, and resolve the model to a route plan. Errors
+// are thrown as GatewayErrors; the route answers them in its door's envelope (reply-helpers.ts sendError).
 import type { FastifyRequest } from 'fastify';
-import { GatewayError } from '../errors.js';
 import type { IrRequest, Warning } from '../ir/types.js';
 import type { RoutePlan } from '../router/model-table.js';
 import type { Caller } from '../access/caller.js';
-import { modelAccessError } from '../access/model-access.js';
+import { modelAccessError, modelNotAvailable } from '../access/model-access.js';
 import { identify } from './auth.js';
 import type { AppContext } from './context.js';
 
@@ -29,7 +28,7 @@ export function identifyCaller(ctx: AppContext, request: FastifyRequest): Caller
 export function resolveModel(ctx: AppContext, model: string): RoutePlan {
   const plan = ctx.table.resolve(model);
   if (!plan) {
-    throw new GatewayError('not_found', `model "${model}" is not configured on this gateway`, { param: 'model', code: 'model_not_found' });
+    throw modelNotAvailable(model);
   }
   return plan;
 }
@@ -40,7 +39,7 @@ export function assertMayUse(caller: Caller, model: string): void {
   if (refused !== undefined) throw refused;
 }
 
-/** Authenticate, decode (with the given decoder of the door's codec), resolve the model. `onDecoded`
+/** Take the caller, decode (with the given decoder of the door's codec), resolve the model. `onDecoded`
  * lets the caller stamp its record between the steps (decode and routing are timed separately).
  * `body` replaces the caller's body when a step before decoding rewrote it (item references). */
 export function runPreamble(

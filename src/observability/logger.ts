@@ -81,7 +81,8 @@ export const MIN_SECRET_LENGTH = 4;
 // Credentials that look like credentials even when nobody configured them: bearer tokens, and
 // sk-… keys (vendors echo a key's prefix and suffix in their "invalid key" errors).
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi;
-const SK_KEY = /\bsk-[A-Za-z0-9_*.-]{4,}/g;
+// "…" too: vendors elide the middle of a key with it ("sk-proj-…abcd").
+const SK_KEY = /\bsk-[A-Za-z0-9_*.…-]{4,}/g;
 
 /** Precompile a masker for a fixed set of secrets (config reload builds a new one). */
 export function secretMasker(secrets: readonly string[]): (text: string) => string {

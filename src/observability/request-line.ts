@@ -21,13 +21,17 @@ export interface RequestDurations {
   ttftMs: number;
 }
 
+function boundedModel(name: string): string {
+  return name.length > MAX_LOGGED_MODEL_LENGTH ? name.slice(0, MAX_LOGGED_MODEL_LENGTH) + '…' : name;
+}
+
 /**
  * The record's fields as JSON members, each preceded by a comma (`,"requestId":"…",…`), in the order
  * the line has always had. Free text goes through JSON.stringify (escapes, unicode); warning messages
  * through `mask` (they may quote an upstream error holding a key). Undefined fields are left out.
  */
 export function requestLineFields(rec: RequestRecord, d: RequestDurations, mask: (text: string) => string): string {
-  const model = rec.requestedModel.length > MAX_LOGGED_MODEL_LENGTH ? rec.requestedModel.slice(0, MAX_LOGGED_MODEL_LENGTH) + '…' : rec.requestedModel;
+  const model = boundedModel(rec.requestedModel);
   let s =
     ',"requestId":' + JSON.stringify(rec.requestId) +
     ',"frontDoor":' + JSON.stringify(rec.frontDoor) +
@@ -35,7 +39,8 @@ export function requestLineFields(rec: RequestRecord, d: RequestDurations, mask:
     ',"modelLabel":' + JSON.stringify(rec.modelLabel) +
     ',"provider":' + JSON.stringify(rec.provider) +
     ',"upstreamProtocol":' + JSON.stringify(rec.upstreamProtocol) +
-    ',"upstreamModel":' + JSON.stringify(rec.upstreamModel) +
+    // A wildcard route passes the caller's name on: bounded like `model`.
+    ',"upstreamModel":' + JSON.stringify(boundedModel(rec.upstreamModel)) +
     ',"lane":' + JSON.stringify(rec.lane) +
     ',"stream":' + (rec.stream ? 'true' : 'false') +
     ',"status":' + num(rec.status);

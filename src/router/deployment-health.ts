@@ -1,6 +1,11 @@
 // Per-deployment health: in-flight counts, and a circuit breaker that opens after N failures within
 // a window, stays open for a cooldown that doubles on repeated trips, then lets one probe through
 // (half-open). Only generation attempts report here; auxiliary calls never trip it.
+//
+// A wildcard route makes one deployment per caller-chosen model name, so the table is bounded: it is
+// kept in least-recently-used order, and when a new entry comes in, idle closed entries at the cold end
+// are dropped (those unused for `idleMs`, and any needed to stay under `maxEntries`). An entry with a
+// request in flight, or an open or half-open circuit, is never dropped: losing it would forget a trip.
 import type { CooldownPolicy } from '../config/types.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -9,6 +14,8 @@ export type CircuitState = 'closed' | 'open' | 'half-open';
 export type CircuitChange = { deployment: string; state: 'open'; openMs: number; trips: number } | { deployment: string; state: 'closed' };
 
 interface Entry {
+  /** Last begin() (or creation): the LRU order's clock. */
+  usedAt: number;
   inFlight: number;
   failures: number[];
   state: CircuitState;
@@ -17,20 +24,59 @@ interface Entry {
   probing: boolean;
 }
 
+export interface HealthTableBounds {
+  /** The table's soft bound: beyond it, idle closed entries are dropped, least recently used first. */
+  maxEntries: number;
+  /** A closed entry with nothing in flight, unused this long, is dropped when a new one comes in. */
+  idleMs: number;
+}
+
+const DEFAULT_BOUNDS: HealthTableBounds = { maxEntries: 1000, idleMs: 10 * 60_000 };
+/** Entries looked at from the cold end per new entry: the work per request stays constant. */
+const PRUNE_SCAN = 16;
+
 export class DeploymentHealth {
+  /** Map order is the LRU order: begin() moves an entry to the end. */
   private readonly entries = new Map<string, Entry>();
+  private readonly bounds: HealthTableBounds;
   /** Called on every state change (metrics). */
   onStateChange: ((deployment: string, state: CircuitState) => void) | undefined;
   /** Called when this process opens or closes a circuit (not for remote ones): circuit-sync.ts shares it. */
   onLocalTransition: ((change: CircuitChange) => void) | undefined;
 
-  private entry(deployment: string): Entry {
+  constructor(bounds: Partial<HealthTableBounds> = {}) {
+    this.bounds = { ...DEFAULT_BOUNDS, ...bounds };
+  }
+
+  /** Entries held now (bounded; see the file comment). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private entry(deployment: string, now = Date.now()): Entry {
     let e = this.entries.get(deployment);
     if (!e) {
-      e = { inFlight: 0, failures: [], state: 'closed', openUntil: 0, trips: 0, probing: false };
+      this.prune(now);
+      e = { usedAt: now, inFlight: 0, failures: [], state: 'closed', openUntil: 0, trips: 0, probing: false };
       this.entries.set(deployment, e);
     }
     return e;
+  }
+
+  /** Drop idle entries from the cold end: expired ones, and enough to stay under maxEntries. */
+  private prune(now: number): void {
+    let over = this.entries.size + 1 - this.bounds.maxEntries;
+    let scanned = 0;
+    for (const [deployment, e] of this.entries) {
+      if (scanned++ === PRUNE_SCAN) break;
+      const expired = now - e.usedAt >= this.bounds.idleMs;
+      if (!expired && over <= 0) break;
+      if (e.inFlight > 0 || e.probing) continue;
+      // An open circuit is state worth keeping until its cooldown is long over.
+      if (e.state !== 'closed' && !(e.state === 'open' && expired && now - e.openUntil >= this.bounds.idleMs)) continue;
+      this.entries.delete(deployment);
+      over--;
+    }
   }
 
   inFlight(deployment: string): number {
@@ -59,7 +105,12 @@ export class DeploymentHealth {
   }
 
   begin(deployment: string): void {
-    const e = this.entry(deployment);
+    const now = Date.now();
+    const e = this.entry(deployment, now);
+    // Most recently used goes last (Map order), so pruning finds the cold entries first.
+    this.entries.delete(deployment);
+    this.entries.set(deployment, e);
+    e.usedAt = now;
     e.inFlight++;
     if (e.state === 'half-open') e.probing = true;
   }

@@ -98,6 +98,27 @@ export interface FileStoreOptions extends StoreOptions {
   pollMs?: number;
 }
 
+/** How often a limit transaction also sweeps dead limit records, and how many it looks at. */
+const SWEEP_EVERY_MS = 10 * 60_000;
+const SWEEP_SCAN = 2_000;
+
+/** A counter ('c'), window ('w') or lease ('l') record with nothing live left in it. */
+function deadLimitRecord(key: string, value: unknown, now: number): boolean {
+  const kind = key.charCodeAt(0);
+  if (key.charCodeAt(1) !== 0) return false;
+  if (kind === 0x63 /* c */ || kind === 0x77 /* w */) {
+    const e = (value as { e?: unknown } | undefined)?.e;
+    return typeof e === 'number' && e <= now;
+  }
+  if (kind === 0x6c /* l */) {
+    const rec = leaseRecordOf(value);
+    if (rec === undefined) return true;
+    for (let i = 1; i < rec.length; i += 2) if ((rec[i] as number) > now) return false;
+    return true;
+  }
+  return false;
+}
+
 export class FileStateStore implements StateStore {
   readonly backend = 'file' as const;
   private readonly path: string;
@@ -121,6 +142,9 @@ export class FileStateStore implements StateStore {
   /** A limit call ran in this event-loop turn: later ones of the turn wait for `endTurn`. */
   private turnOpen = false;
   private readonly cache = new Map<string, CachedRecord>();
+  /** When the last sweep of dead limit records ran, and where the next one resumes. */
+  private lastSweep = 0;
+  private sweepFrom = 'c\0';
 
   constructor(options: FileStoreOptions) {
     this.path = options.path;
@@ -249,6 +273,11 @@ export class FileStateStore implements StateStore {
             results.push({ ok: false, value: err });
           }
         }
+        const now = this.now();
+        if (now - this.lastSweep >= SWEEP_EVERY_MS) {
+          this.lastSweep = now;
+          this.sweepInto(db, now);
+        }
         for (const [k, rec] of this.cache) {
           if (!rec.dirty) continue;
           if (rec.value === undefined) db.removeSync(k);
@@ -266,6 +295,29 @@ export class FileStateStore implements StateStore {
       if (r.ok) batch[i]!.resolve(r.value);
       else batch[i]!.reject(r.value);
     }
+  }
+
+  /**
+   * Inside a limit transaction, now and then: mark dead limit records for removal — counters and
+   * windows past their expiry, lease records whose every lease has lapsed. Spend counters are per
+   * period, so without this every key, team and model would leave a record per day, week and month
+   * in the file forever. Bounded: at most SWEEP_SCAN records looked at per sweep, resuming where the
+   * last one stopped, so a large file costs one short pause per sweep, never a long one. Records a
+   * call of this batch touched are left alone (the cache holds their newer value).
+   */
+  private sweepInto(db: RootDatabase, now: number): void {
+    let scanned = 0;
+    let next: string | undefined;
+    for (const { key, value } of db.getRange({ start: this.sweepFrom, end: 'w\x01' })) {
+      const k = key as string;
+      if (scanned++ === SWEEP_SCAN) {
+        next = k;
+        break;
+      }
+      if (this.cache.has(k) || !deadLimitRecord(k, value, now)) continue;
+      this.cache.set(k, { value: undefined, dirty: true });
+    }
+    this.sweepFrom = next ?? 'c\0';
   }
 
   private unavailable(op: string, err: unknown): StateUnavailableError {

@@ -194,12 +194,19 @@ export class MemoryStateStore implements StateStore {
 
   private lastSweep = 0;
 
-  /** Drops expired windows and counters now and then, so abandoned keys do not accumulate. */
+  /** Drops expired windows, counters and lapsed lease records now and then, so abandoned keys do not accumulate. */
   private sweep(): void {
     const now = this.now();
     if (now - this.lastSweep < 60_000) return;
     this.lastSweep = now;
     for (const [k, w] of this.windows) if (w.expiresAt <= now) this.windows.delete(k);
     for (const [k, c] of this.counters) if (c.e <= now) this.counters.delete(k);
+    for (const [k, l] of this.leases) if (!anyLive(l, now)) this.leases.delete(k);
   }
+}
+
+/** Some lease of the record ([id, expiresAt, …]) is still live. */
+function anyLive(rec: LeaseRecord, now: number): boolean {
+  for (let i = 1; i < rec.length; i += 2) if ((rec[i] as number) > now) return true;
+  return false;
 }

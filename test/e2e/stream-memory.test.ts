@@ -24,6 +24,7 @@ beforeAll(async () => {
   const provider = (protocol: 'messages' | 'responses', base: string) => ({ protocol, base_url: base, api_key: `k-${protocol}`, retry: { attempts: 1 } });
   const config = resolveConfig(
     {
+      auth: { open: true },
       server: { host: '127.0.0.1', port: 0 },
       log: { level: 'silent' },
       providers: { 'up-messages': provider('messages', upstream.url), 'up-responses': provider('responses', upstream.url + '/v1') },

@@ -41,7 +41,7 @@ describe('--workers 2', () => {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'switchyard-workers-'));
     const file = join(dir, 'config.yaml');
-    writeFileSync(file, `server: { host: 127.0.0.1, port: ${port} }\nlog: { level: warn }\nstate: { path: ${JSON.stringify(join(dir, 'state'))} }\nproviders: { demo: { protocol: demo } }\nmodels: { demo: { provider: demo } }\n`);
+    writeFileSync(file, `server: { host: 127.0.0.1, port: ${port} }\nlog: { level: warn }\nauth: { open: true }\nstate: { path: ${JSON.stringify(join(dir, 'state'))} }\nproviders: { demo: { protocol: demo } }\nmodels: { demo: { provider: demo } }\n`);
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--config', file, '--workers', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (d) => (output += d));
@@ -65,4 +65,21 @@ describe('--workers 2', () => {
     const code = await new Promise<number | null>((r) => child!.once('exit', (c) => r(c)));
     expect(code).toBe(0);
   }, 40_000);
+});
+
+describe('--workers with an explicit memory backend', () => {
+  it('is refused at start: each worker would enforce every limit on its own (N× the limits)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-workers-'));
+    const file = join(dir, 'config.yaml');
+    writeFileSync(file, `server: { host: 127.0.0.1, port: ${await freePort()} }\nauth: { open: true }\nstate: { backend: memory }\nproviders: { demo: { protocol: demo } }\nmodels: { demo: { provider: demo } }\n`);
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--config', file, '--workers', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    proc.stdout!.on('data', (d) => (output += d));
+    proc.stderr!.on('data', (d) => (output += d));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
+    clearTimeout(timer);
+    expect(code, output).toBe(2);
+    expect(output).toContain('state.backend: memory cannot be shared by --workers 2');
+  }, 30_000);
 });

@@ -52,6 +52,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       [MODELS.chat.alias]: { provider: 'up-chat', model: MODELS.chat.upstream },
       [MODELS.gemini.alias]: { provider: 'up-gemini', model: MODELS.gemini.upstream },
     },
+    // Tests that configure no keys run an explicitly open gateway (a config without keys and without
+    // auth.open does not load).
+    auth: { open: true },
     ...(options.config?.(base) ?? {}),
   };
   const config = resolveConfig(raw, 'test');

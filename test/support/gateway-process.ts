@@ -17,6 +17,8 @@ export interface GatewayProcess {
   stop(graceMs?: number): Promise<number | null>;
   /** Resolves with the exit code once it exits by itself (start-up failures). */
   exited: Promise<number | null>;
+  /** The config file it reads (rewrite it and send SIGHUP to reload). */
+  configFile: string;
 }
 
 export function freePort(): Promise<number> {
@@ -30,21 +32,25 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts a gateway with `config` (JSON is YAML) and waits for /healthz, unless `wait` is false. */
+/**
+ * Starts a gateway with `config` (JSON is YAML) and waits for /healthz, unless `wait` is false. A
+ * config without `auth` runs explicitly open (`auth.open: true`); `env` is added to this process's.
+ */
 export async function startGatewayProcess(
   config: Record<string, unknown>,
   /** `configFile`: where to write the config, relative to the repository (default: a fresh temp dir);
    * for a screenshot that shows the config's path. */
-  options: { workers?: number; port?: number; wait?: boolean; readyMs?: number; configFile?: string } = {},
+  options: { workers?: number; port?: number; wait?: boolean; readyMs?: number; configFile?: string; env?: Record<string, string> } = {},
 ): Promise<GatewayProcess> {
   const port = options.port ?? (await freePort());
   if (options.configFile) mkdirSync(dirname(options.configFile), { recursive: true });
   const file = options.configFile ?? join(mkdtempSync(join(tmpdir(), 'switchyard-proc-')), 'config.yaml');
   const server = { ...(config.server as object | undefined), host: '127.0.0.1', port };
-  writeFileSync(file, JSON.stringify({ log: { level: 'warn' }, ...config, server }));
+  writeFileSync(file, JSON.stringify({ log: { level: 'warn' }, auth: { open: true }, ...config, server }));
   const args = ['--import', 'tsx', 'src/main.ts', '--config', file];
   if (options.workers) args.push('--workers', String(options.workers));
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = options.env ? { ...process.env, ...options.env } : process.env;
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -56,6 +62,7 @@ export async function startGatewayProcess(
     pid: child.pid!,
     output: () => out,
     exited,
+    configFile: file,
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill('SIGTERM');

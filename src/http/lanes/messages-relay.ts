@@ -2,6 +2,7 @@
 // except `message.model` in message_start (the caller's name is echoed). A tap reads usage, the stop
 // reason and errors from the few frames that carry them; other frames are never JSON-parsed. Error
 // frames are classified by the driver (Driver.decodeStreamError), as in the translation lane.
+import { maskedForCaller } from '../caller-safe-error.js';
 import { sseFrame } from '../../codecs/sse.js';
 import type { SseFrame } from '../../drivers/sse-parser.js';
 import { textData, type FrameData } from '../../drivers/sse-splitter.js';
@@ -22,6 +23,8 @@ export class MessagesRelay implements Relay {
     private readonly errorBody: (err: GatewayError) => string,
     /** The driver's classification of a failure frame's data. */
     private readonly classify: (data: string) => GatewayError,
+    /** Masks secrets in failure text bound for the caller (the upstream may quote a key). */
+    private readonly mask: (text: string) => string = (text) => text,
   ) {}
 
   earlyError(frame: SseFrame): GatewayError | undefined {
@@ -59,10 +62,13 @@ export class MessagesRelay implements Relay {
       case 'message_stop':
         this.finished = true;
         return undefined;
-      case 'error':
-        this.rec.errorKind = this.classify(data.text()).kind;
+      case 'error': {
+        const text = data.text();
+        this.rec.errorKind = this.classify(text).kind;
         this.finished = true;
-        return undefined;
+        const masked = this.mask(text);
+        return masked === text ? undefined : sseFrame(event, masked);
+      }
       default:
         return undefined;
     }
@@ -70,7 +76,7 @@ export class MessagesRelay implements Relay {
 
   closingFrames(err: GatewayError): string {
     this.finished = true;
-    return sseFrame('error', this.errorBody(err));
+    return sseFrame('error', this.errorBody(maskedForCaller(err, this.mask)));
   }
 
   result(text: string, obj: Record<string, unknown>): string {

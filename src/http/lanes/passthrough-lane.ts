@@ -19,9 +19,14 @@ import { keepsAnswer, storedAnswer } from '../stored-answer.js';
 /** The relay of each front-door protocol; failure frames classified by the upstream's driver. */
 const RELAYS: Record<Generation['codec']['protocol'], (gen: Generation, rewriteModel: boolean, driver: Driver) => Relay> = {
   messages: (gen, rewrite, driver) =>
-    new MessagesRelay(gen.rec, gen.ir.model, rewrite, (err) => gen.codec.encodeError(err, gen.requestId).body, driver.decodeStreamError),
-  responses: (gen, rewrite, driver) => new ResponsesRelay(gen.rec, gen.ir.model, rewrite, driver.decodeStreamError),
+    new MessagesRelay(gen.rec, gen.ir.model, rewrite, (err) => gen.codec.encodeError(err, gen.requestId).body, driver.decodeStreamError, maskFor(gen)),
+  responses: (gen, rewrite, driver) => new ResponsesRelay(gen.rec, gen.ir.model, rewrite, driver.decodeStreamError, maskFor(gen)),
 };
+
+function maskFor(gen: Generation): (text: string) => string {
+  const obs = gen.ctx.obs;
+  return (text) => obs.redact(text);
+}
 
 export async function runPassthroughLane(gen: Generation, target: RouteTarget): Promise<void> {
   const provider = target.provider;

@@ -3,6 +3,7 @@
 // and feed the usage tap; finished items are remembered so a stream cut short can still end with a
 // proper `response.failed` (Codex fails a turn that never sees a terminal event). Failure frames are
 // classified by the driver (Driver.decodeStreamError), as in the translation lane.
+import { maskedForCaller } from '../caller-safe-error.js';
 import { failedCodeFor, streamErrorTypeFor } from '../../codecs/openai-responses/map-finish.js';
 import { sseFrame } from '../../codecs/sse.js';
 import type { SseFrame } from '../../drivers/sse-parser.js';
@@ -30,6 +31,8 @@ export class ResponsesRelay implements Relay {
     private readonly rewriteModel: boolean,
     /** The driver's classification of a failure frame's data. */
     private readonly classify: (data: string) => GatewayError,
+    /** Masks secrets in failure text bound for the caller (the upstream may quote a key). */
+    private readonly mask: (text: string) => string = (text) => text,
   ) {}
 
   earlyError(frame: SseFrame): GatewayError | undefined {
@@ -68,8 +71,12 @@ export class ResponsesRelay implements Relay {
       if (terminal) {
         this.finished = true;
         this.rec.usage = responsesUsage(r.usage as never);
-        if (type === 'response.failed') this.rec.errorKind = this.classify(text ?? raw).kind;
-        else {
+        if (type === 'response.failed') {
+          text ??= raw;
+          this.rec.errorKind = this.classify(text).kind;
+          const masked = this.mask(text);
+          if (masked !== text) return sseFrame(type, masked);
+        } else {
           this.finalResponse = r;
           this.rec.finishReason = type === 'response.completed' ? 'completed' : `incomplete:${(r.incomplete_details as { reason?: string } | null)?.reason ?? ''}`;
         }
@@ -81,7 +88,10 @@ export class ResponsesRelay implements Relay {
     } else if (type.endsWith('.delta')) {
       if (this.rec.tFirstToken === 0) this.rec.tFirstToken = performance.now();
     } else if (type === 'error') {
-      this.rec.errorKind = this.classify(data.text()).kind;
+      const text = data.text();
+      this.rec.errorKind = this.classify(text).kind;
+      const masked = this.mask(text);
+      if (masked !== text) return sseFrame(type, masked);
     }
     return undefined;
   }
@@ -101,7 +111,8 @@ export class ResponsesRelay implements Relay {
     return items;
   }
 
-  closingFrames(err: GatewayError): string {
+  closingFrames(unmasked: GatewayError): string {
+    const err = maskedForCaller(unmasked, this.mask);
     this.finished = true;
     // The same codes as the translation lane's encoder, so a caller sees one failure shape.
     const code = failedCodeFor(err.kind);

@@ -1,5 +1,6 @@
 // Sends one upstream request with the lane's abort plumbing: the caller leaving or the total timeout
 // aborts it; a non-2xx answer becomes the driver's GatewayError.
+import { upstreamCredentialsRefused } from '../caller-safe-error.js';
 import { AbortSwitch, type AbortWhy } from '../../drivers/abort-switch.js';
 import { GatewayError } from '../../errors.js';
 import type { Driver, EncodedRequest } from '../../drivers/types.js';
@@ -62,7 +63,10 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
       // the status alone will do
     }
     finish();
-    throw (platform && platformError(platform.platform, response.status, response.headers, text)) ?? driver.decodeError(response.status, response.headers, text);
+    const err = (platform && platformError(platform.platform, response.status, response.headers, text)) ?? driver.decodeError(response.status, response.headers, text);
+    // Our own credentials refused: never the caller's key, whatever the vendor's text and code say.
+    if (response.status === 401 || response.status === 403) throw upstreamCredentialsRefused(provider.name, response.status, err);
+    throw err;
   }
   if (stream && platform?.platform.streamBody) response.body = platform.platform.streamBody(response.body);
   // Only an error reads the upstream's headers; a stream can run for minutes, so it does not keep them.

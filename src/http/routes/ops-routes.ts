@@ -32,9 +32,13 @@ export function registerOpsRoutes(app: FastifyInstance, ctx: AppContext, isReady
       .type('application/json')
       .send(JSON.stringify({ status: ok ? 'ready' : 'state_unavailable', state: { backend: state.backend, ...health }, ...(others ? { instances: others.length + 1, others } : {}) }));
   });
-  app.get('/metrics', async (_request, reply) => {
-    reply.type(ctx.obs.metricsContentType).send(await ctx.metricsText());
-  });
+  // With metrics.port set, /metrics lives on its own listener (http/metrics-server.ts), not here:
+  // it names every key, team and their spend.
+  if (ctx.config.metrics.port === 0) {
+    app.get('/metrics', async (_request, reply) => {
+      reply.type(ctx.obs.metricsContentType).send(await ctx.metricsText());
+    });
+  }
   app.route({
     method: ['GET', 'HEAD'],
     url: '/',

@@ -2,6 +2,8 @@
 // it constantly) and OpenAI `POST /v1/responses/input_tokens`. The upstream's own counter is used when
 // the model's first deployment has one; otherwise a labelled estimate that errs high. Never 404s for a
 // configured model, and never trips a deployment's circuit breaker.
+import { StateUnavailableError } from '../../state/types.js';
+import { stateUnavailable } from '../state-unavailable.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { messagesCodec } from '../../codecs/anthropic-messages/index.js';
 import { responsesCodec } from '../../codecs/openai-responses/index.js';
@@ -35,6 +37,11 @@ async function handleCount(ctx: AppContext, codec: InboundCodec, request: Fastif
     });
     // The same model rule as generation: counting tokens for a model the key may not use is a 404.
     assertMayUse(caller, ir.model);
+    // Under the key's rpm window: counts go upstream on the shared provider key.
+    const refused = await ctx.access.admitCount(caller).catch((err: unknown) => {
+      throw err instanceof StateUnavailableError ? stateUnavailable(ctx, err, "check this key's limits") : err;
+    });
+    if (refused !== undefined) throw refused;
     rec.modelLabel = plan.label;
     const target = plan.targets[0]!;
     rec.provider = target.provider.name;

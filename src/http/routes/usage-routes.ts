@@ -2,6 +2,7 @@
 // with what is left in the current windows, its spend and its team's in the current periods) and
 // `GET /admin/usage` for `auth.admin_keys` (every key, every team, spend per model this month).
 // Errors in the Anthropic envelope for Anthropic-looking callers, else OpenAI's (as /v1/models).
+import { stateUnavailable } from '../state-unavailable.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { messagesCodec } from '../../codecs/anthropic-messages/index.js';
 import { responsesCodec } from '../../codecs/openai-responses/index.js';
@@ -35,7 +36,7 @@ async function answer(ctx: AppContext, request: FastifyRequest, reply: FastifyRe
     const body = await view();
     reply.header(codec.requestIdHeader, requestId).header('cache-control', 'no-store').type('application/json').send(JSON.stringify(body));
   } catch (err) {
-    const gerr = err instanceof StateUnavailableError ? new GatewayError('unavailable', 'state store unavailable', { cause: err }) : toGatewayError(err);
+    const gerr = err instanceof StateUnavailableError ? stateUnavailable(ctx, err, 'read usage') : toGatewayError(err);
     if (!(err instanceof GatewayError)) ctx.logger.warn({ requestId, err: ctx.obs.safeError(err) }, 'usage view failed');
     sendError(reply, codec, gerr, requestId);
   }

@@ -103,9 +103,12 @@ export const MetadataParam = Type.Object({ user_id: Type.Optional(Nullable(Type.
 
 export const SystemParam = Type.Union([Type.String(), Type.Array(TextBlock)]);
 
+/** Longer names are no model anyone serves; unbounded, they grow logs, headers and health tables. */
+export const MAX_MODEL_NAME_LENGTH = 256;
+
 function requestShape<M extends TSchema>(maxTokens: M) {
   return Type.Object({
-    model: Type.String(),
+    model: Type.String({ maxLength: MAX_MODEL_NAME_LENGTH }),
     max_tokens: maxTokens,
     messages: Type.Array(MessageParam),
     system: Type.Optional(SystemParam),

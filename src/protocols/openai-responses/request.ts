@@ -48,8 +48,11 @@ export const INCLUDABLE = [
 export const MAX_OUTPUT_TOKENS_MIN = 16;
 export const MAX_OUTPUT_TOKENS_CEILING = 1_000_000;
 
+/** Longer names are no model anyone serves; unbounded, they grow logs, headers and health tables. */
+export const MAX_MODEL_NAME_LENGTH = 256;
+
 export const ResponsesRequest = Type.Object({
-  model: Type.String({ minLength: 1 }),
+  model: Type.String({ minLength: 1, maxLength: MAX_MODEL_NAME_LENGTH }),
   /** Required unless the conversation comes from `previous_response_id` / `conversation` / `prompt`. */
   input: Type.Optional(Type.Union([Type.String(), Type.Array(InputItem)])),
   instructions: Type.Optional(Nullable(Type.String())),

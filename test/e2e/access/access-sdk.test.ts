@@ -277,7 +277,7 @@ describe('model access', () => {
     const err = await anthropic(KEYS.alice).messages.create({ model: 'via-chat', ...hello }).catch((x: unknown) => x);
     expect(err).toBeInstanceOf(Anthropic.NotFoundError);
     expect((err as InstanceType<typeof Anthropic.NotFoundError>).error).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
-    expect(bodyMessage(err)).toBe('model "via-chat" is not available to this API key');
+    expect(bodyMessage(err)).toBe('model "via-chat" is not available: not configured on this gateway, or not allowed for this API key');
 
     const oerr = await openai(KEYS.bob).responses.create({ model: 'via-messages', input: 'hi' }).catch((x: unknown) => x);
     expect(oerr).toBeInstanceOf(OpenAI.NotFoundError);
@@ -365,7 +365,7 @@ describe('state store unavailable', () => {
   it('a limited key gets 503 "state store unavailable" in its door\'s envelope; a key without limits is served', async () => {
     const a = await new Anthropic({ baseURL: downUrl, apiKey: KEYS.limited, maxRetries: 0, timeout: 10_000 }).messages.create({ model: 'via-messages', ...hello }).catch((x: unknown) => x);
     expect(a).toBeInstanceOf(Anthropic.InternalServerError);
-    expect(a).toMatchObject({ status: 503, error: { type: 'error', error: { type: 'api_error', message: 'state store unavailable' } } });
+    expect(a).toMatchObject({ status: 503, error: { type: 'error', error: { type: 'api_error', message: "state store unavailable: cannot check this key's limits right now; retry shortly" } } });
     const o = await new OpenAI({ baseURL: downUrl + '/v1', apiKey: KEYS.alice, maxRetries: 0, timeout: 10_000 }).responses.create({ model: 'via-responses', input: 'hi', store: false }).catch((x: unknown) => x);
     expect(o).toBeInstanceOf(OpenAI.InternalServerError);
     expect(o).toMatchObject({ status: 503, code: 'service_unavailable' });

@@ -19,6 +19,7 @@ function rawConfig(url: string, variant: 'one' | 'two', timeoutsMs = 60_000): Re
   return {
     server: { host: '127.0.0.1', port: 0 },
     log: { level: 'silent' },
+    auth: { open: true },
     providers: {
       'up-m': provider('messages', url, { timeouts: { idle_ms: timeoutsMs } }),
       'up-r': provider('responses', url, { timeouts: { idle_ms: timeoutsMs } }),

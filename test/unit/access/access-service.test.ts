@@ -52,7 +52,7 @@ describe('access service: admission', () => {
     const a = await access.admit(alice, 'gpt-5', 'messages');
     expect(a.ok).toBe(false);
     if (a.ok) return;
-    expect(a.error).toMatchObject({ kind: 'not_found', param: 'model', code: 'model_not_found', message: 'model "gpt-5" is not available to this API key' });
+    expect(a.error).toMatchObject({ kind: 'not_found', param: 'model', code: 'model_not_found', message: 'model "gpt-5" is not available: not configured on this gateway, or not allowed for this API key' });
     const b = await access.admit(ops, 'claude-sonnet', 'messages');
     expect(!b.ok && b.error.kind).toBe('permission');
     expect(store.calls).toEqual([]);

@@ -90,9 +90,11 @@ describe('key index', () => {
     }
   });
 
-  it('is open without keys, and is built once per configuration', () => {
-    const open = new KeyIndex([], { teams: new Map(), adminKeys: [] });
+  it('is open only with auth.open (never for an empty key list), and is built once per configuration', () => {
+    const open = new KeyIndex([], { teams: new Map(), adminKeys: [], open: true });
     expect(open.open).toBe(true);
+    expect(new KeyIndex([], { teams: new Map(), adminKeys: [], open: false }).open).toBe(false);
+    expect(new KeyIndex([], { teams: new Map(), adminKeys: [], open: false }).lookup(undefined)).toBeUndefined();
     expect(keyIndexFor(cfg.authKeys, cfg.auth)).toBe(keyIndexFor(cfg.authKeys, cfg.auth));
     expect(keyIndexFor([...cfg.authKeys], cfg.auth)).not.toBe(keyIndexFor(cfg.authKeys, cfg.auth));
     expect(keyIndexFor(cfg.authKeys, cfg.auth).callers().map((c) => c.name)).toEqual(['alice', 'bob']);

@@ -59,11 +59,32 @@ describe('auth configuration', () => {
     expect(cfg.auth.adminKeys).toEqual([{ name: 'ops', key: 'ops-secret' }]);
   });
 
-  it('keeps the historical {name, key} form, and an empty key (unset variable) disables the entry', () => {
-    const cfg = resolveConfig(config({ auth: { keys: [{ name: 'a', key: 'k1' }, { name: 'b', key: '' }] } }), 'test');
+  it('keeps the historical {name, key} form; only disabled: true switches an entry off', () => {
+    const cfg = resolveConfig(config({ auth: { keys: [{ name: 'a', key: 'k1' }, { name: 'b', key: '', disabled: true }, { name: 'c', disabled: true }] } }), 'test');
     expect(cfg.authKeys).toEqual([{ name: 'a', key: 'k1' }]);
     expect(cfg.auth.teams.size).toBe(0);
     expect(cfg.auth.adminKeys).toEqual([]);
+    expect(cfg.auth.open).toBe(false);
+  });
+
+  it('refuses an empty key (an unset variable), naming the entry, for keys and admin keys', () => {
+    expect(refusal({ auth: { keys: [{ name: 'a', key: 'k1' }, { name: 'b', key: '' }] } })).toBe(
+      'auth.keys.1 (b): key is empty; to switch the entry off, write disabled: true',
+    );
+    expect(refusal({ auth: { keys: [{ name: 'a', key: 'k1' }], admin_keys: [{ name: 'ops', key: '' }] } })).toBe(
+      'auth.admin_keys.0 (ops): key is empty; to switch the entry off, write disabled: true',
+    );
+    expect(refusal({ auth: { keys: [{ name: 'a', key_sha256: '' }] } })).toBe('auth.keys.0 (a): key_sha256 is empty');
+  });
+
+  it('is open only when auth.open: true says so; admin keys alone keep it closed', () => {
+    expect(refusal({})).toMatch(/^auth: no keys configured; add auth\.keys, or set auth\.open: true/);
+    expect(refusal({ auth: { keys: [{ name: 'a', disabled: true }] } })).toMatch(/^auth: no keys configured \(every auth\.keys entry is disabled\)/);
+    expect(refusal({ auth: { open: true, keys: [{ name: 'a', key: 'k' }] } })).toBe('auth.open: true cannot be combined with auth.keys (a); remove one');
+    expect(resolveConfig(config({ auth: { open: true } }), 'test').auth.open).toBe(true);
+    const adminOnly = resolveConfig(config({ auth: { admin_keys: [{ name: 'ops', key: 'ops-secret' }] } }), 'test');
+    expect(adminOnly.auth.open).toBe(false);
+    expect(adminOnly.authKeys).toEqual([]);
   });
 
   it('refuses an unknown team, naming the field and the known teams', () => {
@@ -88,8 +109,8 @@ describe('auth configuration', () => {
   it('refuses bad hashes, both forms at once, and neither', () => {
     expect(refusal({ auth: { keys: [{ name: 'a', key_sha256: 'abc' }] } })).toBe('auth.keys.0.key_sha256: must be 64 hex digits (the sha256 of the key)');
     expect(refusal({ auth: { keys: [{ name: 'a', key_sha256: 'z'.repeat(64) }] } })).toMatch(/^auth\.keys\.0\.key_sha256: /);
-    expect(refusal({ auth: { admin_keys: [{ name: 'a', key: 'k', key_sha256: sha('k') }] } })).toBe('auth.admin_keys.0: give key or key_sha256, not both');
-    expect(refusal({ auth: { keys: [{ name: 'a' }] } })).toBe('auth.keys.0: needs key or key_sha256');
+    expect(refusal({ auth: { admin_keys: [{ name: 'a', key: 'k', key_sha256: sha('k') }] } })).toBe('auth.admin_keys.0 (a): give key or key_sha256, not both');
+    expect(refusal({ auth: { keys: [{ name: 'a' }] } })).toBe('auth.keys.0 (a): needs key or key_sha256 (or disabled: true)');
   });
 
   it('refuses bad limits, budgets and unknown fields through the schema, naming the field', () => {
@@ -104,6 +125,7 @@ describe('price configuration', () => {
   it('resolves models.<alias>.price and providers.<name>.prices, cache prices defaulting to input', () => {
     const cfg = resolveConfig(
       {
+        auth: { open: true },
         providers: {
           anthropic: { protocol: 'messages', base_url: 'https://api.anthropic.com', prices: { 'claude-up': { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 } } },
         },

@@ -67,6 +67,16 @@ models:
   it('the embedded default always has demo and switches vendors on with their keys', () => {
     const bare = loadConfig({ env: {} });
     expect([...bare.providers.keys()]).toEqual(['demo']);
+    // Open, said explicitly, and only on loopback: on another address it does not load.
+    expect(bare.auth.open).toBe(true);
+    expect(bare.server.host).toBe('127.0.0.1');
+    expect(() => loadConfig({ env: { SWITCHYARD_HOST: '0.0.0.0' } })).toThrow(/^auth: no keys configured.*embedded default.*loopback/);
+    expect(() => loadConfig({ file: writeConfig('providers: { d: { protocol: demo } }\nmodels: { m: { provider: d } }\n'), env: {} })).toThrow(
+      /^auth: no keys configured; add auth\.keys, or set auth\.open: true/,
+    );
+    expect(() =>
+      loadConfig({ file: writeConfig('auth: { keys: [{ name: alice, key: "${ALICE_KEY}" }] }\nproviders: { d: { protocol: demo } }\nmodels: { m: { provider: d } }\n'), env: {} }),
+    ).toThrow('auth.keys.0 (alice): key is empty — is ${ALICE_KEY} set?');
     const full = loadConfig({ env: { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' } });
     expect(full.providers.get('openai')!.baseUrl).toBe('http://127.0.0.1:1/v1');
     expect(full.providers.get('anthropic')!.baseUrl).toBe('https://api.anthropic.com');

@@ -6,6 +6,7 @@ import type { GatewayConfig } from '../../../src/config/types.js';
 import { createConfigReloader, type ConfigReloader } from '../../../src/config/reload.js';
 
 const yaml = (alias: string) => `
+auth: { open: true }
 providers:
   demo: { protocol: demo }
 models:
@@ -94,5 +95,29 @@ describe('config reloader', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(applied).toHaveLength(3);
     expect(errors).toHaveLength(1);
+  });
+
+  it('refuses a reload that would open a gateway with keys, or whose key variable is unset, and logs why', () => {
+    const keyed = (key: string) => `auth:\n  keys:\n    - { name: alice, key: "${key}" }\nproviders:\n  demo: { protocol: demo }\nmodels:\n  m: { provider: demo }\n`;
+    writeFileSync(file, keyed('${ALICE_KEY}'));
+    const closed = createConfigReloader({
+      file,
+      env: { ALICE_KEY: 'sk-alice-1' },
+      apply: (c) => void applied.push(c),
+      logger: { info: () => {}, error: (o) => void errors.push(String((o as { error: string }).error)) },
+    });
+    expect(closed.reload('SIGHUP', true).status).toBe('applied');
+    // Key rotation to a variable this process does not have.
+    writeFileSync(file, keyed('${ALICE_KEY_V2}'));
+    const rotated = closed.reload('SIGHUP', true);
+    expect(rotated).toMatchObject({ status: 'refused' });
+    expect(errors.at(-1)).toBe('auth.keys.0 (alice): key is empty — is ${ALICE_KEY_V2} set?; to switch the entry off, write disabled: true');
+    // Opening on purpose still needs a restart.
+    writeFileSync(file, yaml('open'));
+    expect(closed.reload('SIGHUP', true)).toMatchObject({ status: 'refused' });
+    expect(errors.at(-1)).toContain('auth.open: true would open a gateway that requires keys');
+    expect(applied).toHaveLength(1);
+    expect(applied[0]!.authKeys.map((k) => k.name)).toEqual(['alice']);
+    closed.close();
   });
 });

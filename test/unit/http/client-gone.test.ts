@@ -25,7 +25,7 @@ describe('ClientGone', () => {
   it('the attempt loop stops waiting for a retry as soon as the caller leaves', async () => {
     const retry = { attempts: 3, backoff_ms: 10_000, max_backoff_ms: 10_000, budget_ms: 60_000 };
     const config = resolveConfig(
-      { providers: { a: { protocol: 'messages', base_url: 'http://127.0.0.1:1', retry } }, models: { m: { provider: 'a', model: 'up' } } },
+      { auth: { open: true }, providers: { a: { protocol: 'messages', base_url: 'http://127.0.0.1:1', retry } }, models: { m: { provider: 'a', model: 'up' } } },
       'test',
     );
     const health = new DeploymentHealth();

@@ -21,6 +21,7 @@ import { parseSse } from '../support/raw-http.js';
 
 const config = resolveConfig(
   {
+    auth: { open: true },
     server: { host: '127.0.0.1', port: 0, heartbeat_ms: 10_000 },
     log: { level: 'silent' },
     providers: { up: { protocol: 'messages', base_url: 'http://127.0.0.1:9' } },

@@ -11,6 +11,7 @@ import { ModelTable, type RouteTarget } from '../../../src/router/model-table.js
 const retry = { attempts: 3, backoff_ms: 1, max_backoff_ms: 2, budget_ms: 5000 };
 const config = resolveConfig(
   {
+    auth: { open: true },
     providers: {
       a: { protocol: 'messages', base_url: 'http://127.0.0.1:1', retry, cooldown: { failures: 3, window_ms: 60_000, cooldown_ms: 60_000 } },
       b: { protocol: 'responses', base_url: 'http://127.0.0.1:2/v1', retry: { attempts: 1 } },

@@ -80,3 +80,44 @@ describe('DeploymentHealth circuit breaker', () => {
     expect(h.state('d', 10)).toBe('closed');
   });
 });
+
+describe('DeploymentHealth table bound (wildcard routes: one entry per caller-chosen name)', () => {
+  it('drops idle closed entries least recently used first, and never an entry in flight or an open circuit', () => {
+    const h = new DeploymentHealth({ maxEntries: 10 });
+    h.begin('busy'); // in flight throughout
+    h.failure('tripped', policy);
+    h.failure('tripped', policy); // open for 100 ms
+    for (let i = 0; i < 5000; i++) {
+      h.begin(`p/random-${i}`);
+      h.end(`p/random-${i}`);
+    }
+    expect(h.size).toBeLessThanOrEqual(10);
+    expect(h.inFlight('busy')).toBe(1);
+    expect(h.state('tripped')).not.toBe('closed');
+    // The most recently used survive.
+    expect(h.inFlight('p/random-4999')).toBe(0);
+    h.begin('p/random-4999');
+    expect(h.inFlight('p/random-4999')).toBe(1);
+    h.end('busy');
+    h.end('p/random-4999');
+  });
+
+  it('expires entries idle for idleMs when a new one comes in', async () => {
+    const h = new DeploymentHealth({ idleMs: 20 });
+    for (let i = 0; i < 50; i++) {
+      h.begin(`p/m-${i}`);
+      h.end(`p/m-${i}`);
+    }
+    expect(h.size).toBe(50);
+    await new Promise((r) => setTimeout(r, 30));
+    h.begin('p/new');
+    h.end('p/new');
+    expect(h.size).toBeLessThanOrEqual(50 - 15);
+    for (let i = 0; i < 5; i++) {
+      h.begin(`p/later-${i}`);
+      h.end(`p/later-${i}`);
+    }
+    expect(h.size).toBe(6);
+  });
+});
+

@@ -5,6 +5,7 @@ import { ModelTable } from '../../../src/router/model-table.js';
 
 const config = resolveConfig(
   {
+    auth: { open: true },
     providers: {
       a: { protocol: 'messages', base_url: 'http://127.0.0.1:1' },
       b: { protocol: 'responses', base_url: 'http://127.0.0.1:2/v1' },

@@ -7,6 +7,7 @@ import { preferReasoningFamily, reasoningCarryFamily } from '../../../src/router
 
 const config = resolveConfig(
   {
+    auth: { open: true },
     providers: {
       ant: { protocol: 'messages', base_url: 'http://127.0.0.1:1' },
       oai: { protocol: 'responses', base_url: 'http://127.0.0.1:2/v1' },

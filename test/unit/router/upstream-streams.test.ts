@@ -12,7 +12,7 @@ function providers(setting: string) {
   const file = join(dir, 'config.yaml');
   writeFileSync(
     file,
-    `providers:\n  up: { protocol: chat, base_url: "http://127.0.0.1:1/v1"${setting} }\nmodels:\n  m: { provider: up }\n`,
+    `auth: { open: true }\nproviders:\n  up: { protocol: chat, base_url: "http://127.0.0.1:1/v1"${setting} }\nmodels:\n  m: { provider: up }\n`,
   );
   return loadConfig({ file, env: {} }).providers;
 }

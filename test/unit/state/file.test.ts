@@ -205,3 +205,31 @@ describe('file (LMDB) opening', () => {
     }
   });
 });
+
+describe('file (LMDB) sweep of dead limit records', () => {
+  it('removes expired counters and windows and lapsed lease records, now and then, and keeps live ones', async () => {
+    let t = Date.parse('2026-11-26T00:00:00Z');
+    const dir = join(root, 'sweep');
+    const store = new FileStateStore({ path: dir, now: () => t });
+    const raw = () => (store as unknown as { db: { get(k: string): unknown } }).db;
+    try {
+      await store.charge([
+        { kind: 'counter', key: 'spend:d2026-11-26', amount: 5, ttlMs: 24 * 3600_000 },
+        { kind: 'window', key: 'rpm', windowMs: 60_000, amount: 1 },
+        { kind: 'counter', key: 'spend:m2026-11', amount: 5, ttlMs: 30 * 24 * 3600_000 },
+      ]);
+      const admitted = await store.admit([{ kind: 'concurrency', key: 'conc', limit: 2, leaseMs: 60_000 }]);
+      expect(admitted.ok).toBe(true);
+      for (const k of ['c\0spend:d2026-11-26', 'w\0rpm', 'l\0conc', 'c\0spend:m2026-11']) expect(raw().get(k), k).toBeDefined();
+
+      // Two days later (the day counter, the window and the lease are dead), a limit call sweeps.
+      t += 2 * 24 * 3600_000;
+      await store.charge([{ kind: 'counter', key: 'other', amount: 1, ttlMs: 60_000 }]);
+      for (const k of ['c\0spend:d2026-11-26', 'w\0rpm', 'l\0conc']) expect(raw().get(k), k).toBeUndefined();
+      expect(raw().get('c\0spend:m2026-11')).toBeDefined();
+      expect(await store.readCounters(['spend:m2026-11', 'other'])).toEqual([5, 1]);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -26,7 +26,7 @@ const { resolveConfig } = await import('../../../src/config/load-config.js');
 const { connectStateStore } = await import('../../../src/state/create-state-store.js');
 
 const config = resolveConfig(
-  { providers: { p: { protocol: 'demo' } }, models: { m: { provider: 'p' } }, state: backend === 'file' ? { backend, path: dir } : { backend } },
+  { auth: { open: true }, providers: { p: { protocol: 'demo' } }, models: { m: { provider: 'p' } }, state: backend === 'file' ? { backend, path: dir } : { backend } },
   'probe',
 );
 const built = buildApp(config);

@@ -7,14 +7,14 @@ import { ConfigError, loadConfig, resolveConfig } from '../../../src/config/load
 import { connectStateStore, createStateStore, stateNamespaces } from '../../../src/state/create-state-store.js';
 import { StateUnavailableError } from '../../../src/state/types.js';
 
-const base = { providers: { p: { protocol: 'demo' } }, models: { m: { provider: 'p' } } };
+const base = { auth: { open: true }, providers: { p: { protocol: 'demo' } }, models: { m: { provider: 'p' } } };
 const resolve = (extra: Record<string, unknown>) => resolveConfig({ ...base, ...extra }, 'test');
 
 describe('state config', () => {
   it('defaults to memory, with the default path, prefix, required start and byte bounds per backend', () => {
     const c = resolve({});
     expect(c.state).toEqual({ backend: 'memory', path: './.switchyard/state', url: '', keyPrefix: 'switchyard:', required: true, opTimeoutMs: 1500 });
-    expect(c.responsesStore).toEqual({ maxEntries: 1000, maxBytes: 64 * 1024 * 1024, ttlMs: 3_600_000, claimTtlMs: 30 * 24 * 3_600_000, ownerShare: 1 });
+    expect(c.responsesStore).toEqual({ maxBytes: 64 * 1024 * 1024, ttlMs: 3_600_000, claimTtlMs: 30 * 24 * 3_600_000, ownerShare: 1 });
     expect(resolve({ state: { backend: 'file' } }).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
     expect(resolve({ state: { backend: 'redis', url: 'redis://127.0.0.1:6379' } }).responsesStore.maxBytes).toBe(256 * 1024 * 1024);
   });
@@ -40,8 +40,8 @@ describe('state config', () => {
     expect(() => resolve({ responses_store: { claim_ttl_ms: 0 } })).toThrow(/claim_ttl_ms/);
   });
 
-  it('keeps accepting max_entries; max_entries: 0 still switches storing off unless max_bytes is given', () => {
-    expect(resolve({ responses_store: { max_entries: 10 } }).responsesStore).toMatchObject({ maxEntries: 10, maxBytes: 64 * 1024 * 1024 });
+  it('refuses a max_entries count bound (nothing reads it); max_entries: 0 still switches storing off unless max_bytes is given', () => {
+    expect(() => resolve({ responses_store: { max_entries: 10 } })).toThrow(/^responses_store\.max_entries: no longer supported .* use responses_store\.max_bytes/);
     expect(resolve({ responses_store: { max_entries: 0 } }).responsesStore.maxBytes).toBe(0);
     expect(resolve({ responses_store: { max_entries: 0, max_bytes: 1000 } }).responsesStore.maxBytes).toBe(1000);
   });
