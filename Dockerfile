@@ -41,8 +41,8 @@ WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY package.json ./
-# The embedded default config (demo provider, plus Anthropic / OpenAI when their keys are set) listens on
-# all interfaces in a container; mount a file and pass --config (or SWITCHYARD_CONFIG) for your own.
+# In a container the gateway listens on all interfaces. The embedded default config has no keys, so there
+# it refuses to start (fail closed): mount a config with auth.keys and pass --config (or SWITCHYARD_CONFIG).
 ENV NODE_ENV=production \
     SWITCHYARD_HOST=0.0.0.0 \
     SWITCHYARD_PORT=8080

@@ -6,6 +6,9 @@
 //     switchyard_shutdown_cut_total;
 //   - --workers 2 (real processes): SIGTERM to the primary drains every worker: not ready, still serving,
 //     the running stream finishes, exit 0, the timeline in the log of each worker.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drainAndClose } from '../../src/http/drain.js';
 import { startGatewayProcess } from '../support/gateway-process.js';
@@ -113,7 +116,8 @@ describe('drain under --workers 2', () => {
       {
         log: { level: 'info' },
         server: { drain_delay_ms: 1500, shutdown_grace_ms: 5000 },
-        state: { backend: 'memory' },
+        // Workers share state through the file backend (memory is refused under --workers).
+        state: { backend: 'file', path: mkdtempSync(join(tmpdir(), 'switchyard-drain-')) },
         providers: { up: { protocol: 'messages', base_url: upstream.url, api_key: 'u' } },
         models: { m: { provider: 'up', model: 'claude-up' } },
       },

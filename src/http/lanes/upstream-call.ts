@@ -63,7 +63,10 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
       // the status alone will do
     }
     finish();
-    const err = (platform && platformError(platform.platform, response.status, response.headers, text)) ?? driver.decodeError(response.status, response.headers, text);
+    // A platform's own reading of its errors is ours already (it names the provider and no secret).
+    const platformErr = platform && platformError(platform.platform, response.status, response.headers, text);
+    if (platformErr) throw platformErr;
+    const err = driver.decodeError(response.status, response.headers, text);
     // Our own credentials refused: never the caller's key, whatever the vendor's text and code say.
     if (response.status === 401 || response.status === 403) throw upstreamCredentialsRefused(provider.name, response.status, err);
     throw err;

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../../src/config/default-config.js';
 import { loadConfig, resolveConfig } from '../../../src/config/load-config.js';
 import { createConfigReloader } from '../../../src/config/reload.js';
 import { PACKAGE_ROOT } from '../../../src/status/package-root.js';
@@ -55,7 +56,7 @@ describe('status routes', () => {
     expect(body.instance).toMatchObject({ version: JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version, workers: 1, draining: false, instances: null, last_reload: null });
     expect(body.instance.config.sha256).toMatch(/^[0-9a-f]{12}$/);
     expect(body.instance.state).toEqual({ backend: 'memory', reachable: true, error: null });
-    expect(body.routes.map((r: { alias: string }) => r.alias)).toEqual(['via-messages', 'via-responses', 'via-chat']);
+    expect(body.routes.map((r: { alias: string }) => r.alias)).toEqual(['via-messages', 'via-responses', 'via-chat', 'via-gemini']);
     expect(body.deployments.find((d: { deployment: string }) => d.deployment === 'up-messages/claude-upstream-1').windows['1m']).toMatchObject({ requests: 1, errors: 0 });
     expect(body.recent).toHaveLength(1);
     expect(body.recent[0]).toMatchObject({ door: 'messages', alias: 'via-messages', lane: 'passthrough', status: 200, key: 'anonymous' });
@@ -70,11 +71,13 @@ describe('status routes', () => {
 describe('the embedded default config', () => {
   it('enables the status page on loopback only', () => {
     expect(loadConfig({ env: {} }).status).toEqual({ enabled: true, pathPrefix: '' });
-    expect(loadConfig({ env: { SWITCHYARD_HOST: '0.0.0.0' } }).status.enabled).toBe(false);
+    expect(defaultConfig({ SWITCHYARD_HOST: '0.0.0.0' }).status?.enabled).toBe(false);
+    // Beyond loopback the embedded default does not load at all: it has no keys (docs/security.md).
+    expect(() => loadConfig({ env: { SWITCHYARD_HOST: '0.0.0.0' } })).toThrow(/auth/);
   });
 
   it('refuses a path_prefix that is not a path', () => {
-    expect(() => resolveConfig({ providers: {}, models: {}, status: { path_prefix: 'gw/' } }, 't')).toThrow(/status\.path_prefix/);
+    expect(() => resolveConfig({ auth: { open: true }, providers: {}, models: {}, status: { path_prefix: 'gw/' } }, 't')).toThrow(/status\.path_prefix/);
   });
 });
 
@@ -82,14 +85,14 @@ describe('the reload hook', () => {
   it('reports applied and refused reloads, not unchanged ones', () => {
     const dir = mkdtempSync(join(tmpdir(), 'switchyard-status-reload-'));
     const file = join(dir, 'config.yaml');
-    writeFileSync(file, 'providers: { demo: { protocol: demo } }\nmodels: { demo: { provider: demo } }\n');
+    writeFileSync(file, 'auth: { open: true }\nproviders: { demo: { protocol: demo } }\nmodels: { demo: { provider: demo } }\n');
     const seen: string[] = [];
     const quiet = { info() {}, error() {} };
     const reloader = createConfigReloader({ file, env: {}, apply() {}, logger: quiet, onOutcome: (o, why) => seen.push(why + ':' + o.status) });
     reloader.reload('SIGHUP');
     writeFileSync(file, 'providers: { demo: { protocol: nope } }\n');
     reloader.reload('SIGHUP');
-    writeFileSync(file, 'providers: { demo: { protocol: demo } }\nmodels: { d2: { provider: demo } }\n');
+    writeFileSync(file, 'auth: { open: true }\nproviders: { demo: { protocol: demo } }\nmodels: { d2: { provider: demo } }\n');
     reloader.reload('SIGHUP', true);
     expect(seen).toEqual(['SIGHUP:refused', 'SIGHUP:applied']);
   });
@@ -108,6 +111,7 @@ describe('the page files', () => {
 function harnessRaw(base: string): Record<string, unknown> {
   const provider = (protocol: string) => ({ protocol, base_url: protocol === 'messages' ? base : base + '/v1', api_key: `upstream-key-${protocol}`, retry: { attempts: 1 } });
   return {
+    auth: { open: true },
     server: { host: '127.0.0.1', port: 0 },
     log: { level: 'silent' },
     providers: { 'up-messages': provider('messages'), 'up-responses': provider('responses'), 'up-chat': provider('chat') },
@@ -122,7 +126,7 @@ function harnessRaw(base: string): Record<string, unknown> {
 describe('the start-up warning', () => {
   it('is given when the page is served beyond loopback without admin keys', async () => {
     const { statusExposureWarning } = await import('../../../src/status/exposure-warning.js');
-    const base = { providers: {}, models: {}, status: { enabled: true } };
+    const base = { auth: { open: true }, providers: {}, models: {}, status: { enabled: true } };
     expect(statusExposureWarning(resolveConfig({ ...base, server: { host: '0.0.0.0' } }, 't'))).toMatch(/without auth\.admin_keys/);
     expect(statusExposureWarning(resolveConfig({ ...base, server: { host: '127.0.0.1' } }, 't'))).toBeUndefined();
     expect(statusExposureWarning(resolveConfig({ ...base, server: { host: '0.0.0.0' }, auth: { admin_keys: [{ name: 'a', key: 'k-admin-12345' }] } }, 't'))).toBeUndefined();

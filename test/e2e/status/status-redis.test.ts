@@ -34,7 +34,7 @@ const status = async () => (await (await fetch(harness.url + '/status.json')).js
 
 describe.skipIf(!available)('status on redis', () => {
   it('lists the instances sharing the store, marks usage cluster-wide, and shows the store going away', async () => {
-    const config = resolveConfig({ providers: {}, models: {}, state: { backend: 'redis', url: redis.url, key_prefix: 'status-test:' } }, 'other');
+    const config = resolveConfig({ auth: { open: true }, providers: {}, models: {}, state: { backend: 'redis', url: redis.url, key_prefix: 'status-test:' } }, 'other');
     const otherStore = createStateStore(config);
     // The gateway's registry is started by main.ts once the store is connected; the harness builds the app only.
     harness.gateway.ctx.instances!.start();

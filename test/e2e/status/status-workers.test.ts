@@ -1,7 +1,10 @@
 // --workers 2: status.json shows the whole machine. Requests land on both workers (one connection
 // each, so the primary's round-robin spreads them), and whichever worker answers /status.json counts
 // all of them: the primary gathered every worker's windows, as it does for /metrics.
+import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
 
@@ -26,7 +29,7 @@ function post(url: string, body: unknown): Promise<number> {
 describe('status under --workers 2', () => {
   it('merges every worker: counts, deployments and the last requests of the whole machine', async () => {
     gateway = await startGatewayProcess(
-      { status: { enabled: true }, state: { backend: 'memory' }, providers: { demo: { protocol: 'demo' } }, models: { demo: { provider: 'demo' } } },
+      { status: { enabled: true }, state: { backend: 'file', path: mkdtempSync(join(tmpdir(), 'switchyard-status-workers-')) }, providers: { demo: { protocol: 'demo' } }, models: { demo: { provider: 'demo' } } },
       { workers: 2, readyMs: 60_000 },
     );
     // Workers start listening one after the other: send requests (one connection each, so the primary's

@@ -41,6 +41,7 @@ export async function startBedrockHarness(options: BedrockHarnessOptions = {}): 
   const base = firstParty.url;
   const { providers: extraProviders, models: extraModels, ...extraTop } = options.config?.({ bedrock: upstream.url, firstParty: base }) ?? {};
   const raw: Record<string, unknown> = {
+    auth: { open: true },
     ...extraTop,
     server: { host: '127.0.0.1', port: 0, heartbeat_ms: 10_000 },
     log: { level: 'silent' },

@@ -61,7 +61,7 @@ models:
     expect(bad('providers: {}\nmodels: {}\nsurprise: 1')).toThrow(ConfigError);
     expect(bad('providers: [')).toThrow(/not valid YAML/);
     expect(bad('server: { drain_delay_ms: -1 }\nproviders: {}\nmodels: {}')).toThrow(/server\.drain_delay_ms/);
-    expect(loadConfig({ file: writeConfig('server: { drain_delay_ms: 0 }\nproviders: { d: { protocol: demo } }\nmodels: { m: { provider: d } }'), env: {} }).server.drainDelayMs).toBe(0);
+    expect(loadConfig({ file: writeConfig('auth: { open: true }\nserver: { drain_delay_ms: 0 }\nproviders: { d: { protocol: demo } }\nmodels: { m: { provider: d } }'), env: {} }).server.drainDelayMs).toBe(0);
   });
 
   it('the embedded default always has demo and switches vendors on with their keys', () => {

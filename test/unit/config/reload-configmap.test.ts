@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '../../../src/config/types.js';
 import { createConfigReloader, type ConfigReloader } from '../../../src/config/reload.js';
 
-const yaml = (alias: string) => `providers:\n  demo: { protocol: demo }\nmodels:\n  ${alias}: { provider: demo }\n`;
+const yaml = (alias: string) => `auth: { open: true }\nproviders:\n  demo: { protocol: demo }\nmodels:\n  ${alias}: { provider: demo }\n`;
 
 async function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
   const end = Date.now() + ms;

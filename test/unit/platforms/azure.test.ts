@@ -5,7 +5,7 @@ import { azurePlatform, decodeContentFilterError } from '../../../src/platforms/
 import type { PlatformRequest } from '../../../src/platforms/types.js';
 
 const provider = (p: Record<string, unknown>): ProviderConfig =>
-  resolveConfig({ providers: { az: { platform: 'azure', ...p } }, models: { m: { provider: 'az', model: 'dep' } } }, 'test').providers.get('az')!;
+  resolveConfig({ auth: { open: true }, providers: { az: { platform: 'azure', ...p } }, models: { m: { provider: 'az', model: 'dep' } } }, 'test').providers.get('az')!;
 
 const req = (path: string, body = '{"model":"gpt-x","input":"hi"}'): PlatformRequest => ({
   path,

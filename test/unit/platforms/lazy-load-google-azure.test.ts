@@ -18,6 +18,7 @@ const require = createRequire(import.meta.url);
 const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(google-auth-library|@azure\\/identity)\\//.test(k)).map((k) => k.includes('google-auth') ? 'google' : 'azure');
 const config = resolveConfig({
   log: { level: 'silent' },
+  auth: { open: true },
   providers: {
     v: { protocol: 'messages', platform: 'vertex', region: 'us-east5', project: 'p' },
     a: { protocol: 'chat', platform: 'azure', base_url: 'https://r.openai.azure.com/openai/v1', auth: 'entra' },

@@ -23,16 +23,16 @@ describe('Vertex AI: addresses', () => {
   });
 
   it('the global location has its own host; regional ones their own', () => {
-    const cfg = resolveConfig({ providers: { v: { protocol: 'messages', platform: 'vertex', region: 'global', project: 'p' } }, models: { m: { provider: 'v', model: 'claude-x' } } }, 'test');
+    const cfg = resolveConfig({ auth: { open: true }, providers: { v: { protocol: 'messages', platform: 'vertex', region: 'global', project: 'p' } }, models: { m: { provider: 'v', model: 'claude-x' } } }, 'test');
     expect(cfg.providers.get('v')!.baseUrl).toBe('https://aiplatform.googleapis.com/v1');
-    const eu = resolveConfig({ providers: { v: { protocol: 'messages', platform: 'vertex', region: 'eu', project: 'p' } }, models: { m: { provider: 'v', model: 'claude-x' } } }, 'test');
+    const eu = resolveConfig({ auth: { open: true }, providers: { v: { protocol: 'messages', platform: 'vertex', region: 'eu', project: 'p' } }, models: { m: { provider: 'v', model: 'claude-x' } } }, 'test');
     expect(eu.providers.get('v')!.baseUrl).toBe('https://aiplatform.eu.rep.googleapis.com/v1');
-    const regional = resolveConfig({ providers: { v: { protocol: 'messages', platform: 'vertex', region: 'europe-west1', project: 'p' } }, models: { m: { provider: 'v', model: 'claude-x' } } }, 'test');
+    const regional = resolveConfig({ auth: { open: true }, providers: { v: { protocol: 'messages', platform: 'vertex', region: 'europe-west1', project: 'p' } }, models: { m: { provider: 'v', model: 'claude-x' } } }, 'test');
     expect(regional.providers.get('v')!.origin).toBe('https://europe-west1-aiplatform.googleapis.com');
   });
 
   it('the envelope: model out, anthropic_version in, stream and everything else kept; the Google token as the bearer', async () => {
-    const cfg = resolveConfig({ providers: { v: { protocol: 'messages', platform: 'vertex', region: 'us-east5', project: 'p' } }, models: { m: { provider: 'v', model: 'claude-x' } } }, 'test');
+    const cfg = resolveConfig({ auth: { open: true }, providers: { v: { protocol: 'messages', platform: 'vertex', region: 'us-east5', project: 'p' } }, models: { m: { provider: 'v', model: 'claude-x' } } }, 'test');
     const platform = vertexPlatform(cfg.providers.get('v')!, new TokenCache(async () => ({ token: 'ya29.t', expiresAt: Date.now() + 3600_000 }), 'test'));
     const body = '{"model":"claude-x","max_tokens":5,"stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}],"x_future":1.50}';
     const headers = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': 'k', 'anthropic-beta': 'b1,b2' };

@@ -63,6 +63,7 @@ describe('reasoning affinity with a Gemini deployment', () => {
   it('a conversation carrying a Gemini thought signature tries the Gemini target first', () => {
     const cfg = resolveConfig(
       {
+        auth: { open: true },
         providers: { ant: { protocol: 'messages', base_url: 'http://127.0.0.1:1' }, gem: { protocol: 'gemini', api_key: 'k' } },
         models: { mixed: { targets: [{ provider: 'ant', model: 'a' }, { provider: 'gem', model: 'gemini-2.5-pro' }] } },
       },

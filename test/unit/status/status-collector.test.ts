@@ -47,6 +47,7 @@ function part(c: StatusCollector, configured: string[] = []): StatusPart {
 
 const config = resolveConfig(
   {
+    auth: { open: true },
     providers: { good: { protocol: 'messages', base_url: 'http://127.0.0.1:1' }, bad: { protocol: 'chat', base_url: 'http://127.0.0.1:1' } },
     models: { 'alias-a': { targets: [{ provider: 'bad', model: 'm' }, { provider: 'good', model: 'm' }] } },
   },
