@@ -28,6 +28,8 @@ export interface StoredConversation {
 export interface StoredResponse extends StoredConversation {
   /** The Responses response object exactly as returned to the caller. */
   response: Record<string, unknown> & { output?: unknown };
+  /** `response` as the JSON text the caller got, when the lane has it: encoded as is, not serialised again. */
+  responseJson?: string;
   /** This request's input items in request order, each with an id (what `input_items` lists). */
   inputItems: WireItem[];
 }
@@ -46,7 +48,8 @@ const NEWLINE = 10;
 
 export function encodeStoredResponse(record: StoredResponse): Buffer {
   const head = JSON.stringify({ v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, turns: record.turns });
-  const body = JSON.stringify({ response: record.response, input_items: record.inputItems });
+  // The body line is read whole by JSON.parse, so the response text may keep the caller's own layout.
+  const body = '{"response":' + (record.responseJson ?? JSON.stringify(record.response)) + ',"input_items":' + JSON.stringify(record.inputItems) + '}';
   return Buffer.from(head + '\n' + body);
 }
 
