@@ -49,8 +49,18 @@ const NEWLINE = 10;
 export function encodeStoredResponse(record: StoredResponse): Buffer {
   const head = JSON.stringify({ v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, turns: record.turns });
   // The body line is read whole by JSON.parse, so the response text may keep the caller's own layout.
-  const body = '{"response":' + (record.responseJson ?? JSON.stringify(record.response)) + ',"input_items":' + JSON.stringify(record.inputItems) + '}';
-  return Buffer.from(head + '\n' + body);
+  // The pieces go straight into one buffer: joining them first would copy the whole record once more.
+  return joinUtf8([head, '\n{"response":', record.responseJson ?? JSON.stringify(record.response), ',"input_items":', JSON.stringify(record.inputItems), '}']);
+}
+
+/** The strings' UTF-8 bytes, one after the other, in one buffer. */
+export function joinUtf8(parts: readonly string[]): Buffer {
+  let size = 0;
+  for (const p of parts) size += Buffer.byteLength(p, 'utf8');
+  const buf = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const p of parts) at += buf.write(p, at, 'utf8');
+  return buf;
 }
 
 interface Head {
