@@ -53,11 +53,28 @@ export function encodeStoredResponse(record: StoredResponse): Buffer {
   return joinUtf8([head, '\n{"response":', record.responseJson ?? JSON.stringify(record.response), ',"input_items":', JSON.stringify(record.inputItems), '}']);
 }
 
-/** The strings' UTF-8 bytes, one after the other, in one buffer. */
+// Encoded records are cut from shared slabs (as node's Buffer pool does for small buffers): a record
+// of its own ArrayBuffer cost an allocation, external-memory accounting and a free on the GC's sweeper
+// thread per save. A slab lives while any record cut from it does; the memory backend evicts in
+// written order, so a slab's records go at about the same time.
+const SLAB_BYTES = 256 * 1024;
+let slab = Buffer.allocUnsafeSlow(0);
+let slabAt = 0;
+
+/** The strings' UTF-8 bytes, one after the other, in one buffer (a slice of a slab when small). */
 export function joinUtf8(parts: readonly string[]): Buffer {
   let size = 0;
   for (const p of parts) size += Buffer.byteLength(p, 'utf8');
-  const buf = Buffer.allocUnsafe(size);
+  let buf: Buffer;
+  if (size > SLAB_BYTES / 4) buf = Buffer.allocUnsafeSlow(size);
+  else {
+    if (slab.length - slabAt < size) {
+      slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+      slabAt = 0;
+    }
+    buf = slab.subarray(slabAt, slabAt + size);
+    slabAt += (size + 7) & ~7;
+  }
   let at = 0;
   for (const p of parts) at += buf.write(p, at, 'utf8');
   return buf;
