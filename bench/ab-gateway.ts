@@ -9,6 +9,8 @@
 //     --lane messages-messages [--stream] [--rounds 8] [--burst 2] [--warmup 3] [--connections 64] [--rate 100]
 //
 // --rate N: open-loop at N requests/s (lib/fixed-rate.ts) instead of saturation.
+// --store: one build (--b, default dist/main.js) and ONE gateway process; A sends `store: false`, B leaves
+// `store` unset (the Responses default: the answer is stored). B − A is what storing costs per request.
 // --syscalls: instead of CPU, count each build's system calls per request with `strace -c` attached for
 // one burst (strace slows the gateway many times over: the counts are the figure, not the timing).
 import { spawn } from 'node:child_process';
@@ -35,8 +37,9 @@ function median(xs: number[]): number {
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
+  const storeAB = flags.has('store');
   const entries = { A: path.resolve(REPO, flags.get('a') ?? ''), B: path.resolve(REPO, flags.get('b') ?? 'dist/main.js') };
-  if (!flags.get('a')) throw new Error('--a ENTRY (the "before" build) is required');
+  if (!flags.get('a') && !storeAB) throw new Error('--a ENTRY (the "before" build) is required');
   const lane = LANES.find((l) => l.id === (flags.get('lane') ?? 'messages-messages'));
   if (!lane) throw new Error(`--lane: one of ${LANES.map((l) => l.id).join(', ')}`);
   const stream = flags.has('stream');
@@ -49,6 +52,7 @@ async function main(): Promise<void> {
     const upstream = await startService({ name: 'upstream', cwd: REPO, args: ['--import', 'tsx', path.join(REPO, 'bench', 'fake-upstream.ts'), '--port', '0', '--events', '50', '--pace-ms', '0'] });
     const gateways: Record<'A' | 'B', Service> = {} as Record<'A' | 'B', Service>;
     for (const k of ['A', 'B'] as const) {
+      if (storeAB && k === 'A') continue;
       const port = await freePort();
       const config = path.join(tmp, `gateway-${k}.yaml`);
       writeGatewayConfig(config, { port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 2048 });
@@ -56,9 +60,13 @@ async function main(): Promise<void> {
       delete env.SWITCHYARD_CONFIG;
       gateways[k] = await startService({ name: `gateway-${k}`, cwd: REPO, args: [entries[k], '--config', config], port, stdoutFile: path.join(tmp, `gateway-${k}.log`), env });
     }
+    if (storeAB) {
+      if (lane.door !== 'responses') throw new Error('--store: a lane through the Responses door');
+      gateways.A = gateways.B;
+    }
     const run = async (k: 'A' | 'B', seconds: number): Promise<{ ok: number; cpuS: number }> => {
       const g = gateways[k];
-      const target = { url: g.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream) };
+      const target = { url: g.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, storeAB && k === 'A' ? { store: false } : {}) };
       const c0 = cpuSeconds(g.pid);
       let ok: number;
       if (rate === null) {

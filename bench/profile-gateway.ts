@@ -181,7 +181,7 @@ async function main(): Promise<void> {
       stdoutFile: path.join(tmp, 'gateway.log'),
       env,
     });
-    const target = { url: gateway.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream) };
+    const target = { url: gateway.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, flags.has('store-false') ? { store: false } : {}) };
     // Warm-up: start-up and first JIT, left out of the summary.
     await saturate(target, connections, 1);
     const loadStart = performance.now();

@@ -19,7 +19,13 @@ export function geminiPath(model: string, stream: boolean): string {
   return `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
 }
 
-export function requestBody(protocol: Protocol, model: string, stream: boolean): string {
+/** What the body says beyond the conversation. `store: false` is sent only when asked: OpenAI's `store`
+ * defaults to true and the OpenAI SDKs and most callers leave it unset, so the default rows store. */
+export interface BodyOptions {
+  store?: false;
+}
+
+export function requestBody(protocol: Protocol, model: string, stream: boolean, options: BodyOptions = {}): string {
   switch (protocol) {
     case 'messages':
       return JSON.stringify({
@@ -44,7 +50,7 @@ export function requestBody(protocol: Protocol, model: string, stream: boolean):
           { role: 'user', content: USER_TURN_2 },
         ],
         max_output_tokens: 1024,
-        store: false,
+        ...(options.store === false ? { store: false } : {}),
         ...(stream ? { stream: true } : {}),
       });
     case 'chat':

@@ -51,9 +51,10 @@ const HELP = `usage: node --import tsx bench/run.ts [options]   (npm run bench -
   --pace-ms N           pacing of the paced streams (default 20)
   --paced-streams N     concurrent paced streams (default 1000)
   --lanes a,b           lanes by id: ${LANES.map((l) => l.id).join(', ')}
-  --scenarios a,b       sat-json, sat-stream, rate, ttfb, paced, metrics, log-warn, state (default all)
+  --scenarios a,b       sat-json, sat-stream, rate, ttfb, paced, metrics, log-warn, store-false, state (default all)
                         (metrics: a metrics-off gateway at saturation on two lanes; log-warn: a
                         gateway with log.level warn, non-streamed saturation on every lane, a second row;
+                        store-false: Responses-door lanes at saturation sending store: false, a second row;
                         state: a two-turn previous_response_id conversation per state backend)
   --state-backends a,b  backends of the state scenario (default memory,file,redis; redis needs redis-server)
   --no-gateway          DIRECT, FLOOR and JSON-FLOOR only
@@ -121,9 +122,9 @@ function parseOptions(argv: string[]): Options {
   if (laneIds && lanes.length !== laneIds.length) {
     throw new Error(`unknown lane in --lanes ${f.get('lanes')}; known: ${LANES.map((l) => l.id).join(', ')}`);
   }
-  const all = ['sat-json', 'sat-stream', 'rate', 'ttfb', 'paced', 'metrics', 'log-warn', 'state'];
+  const all = ['sat-json', 'sat-stream', 'rate', 'ttfb', 'paced', 'metrics', 'log-warn', 'store-false', 'state'];
   // Smoke: every lane through each kind of client once, as fast as possible.
-  const defaults = mode === 'smoke' ? ['sat-json', 'sat-stream', 'ttfb', 'paced', 'state'] : all;
+  const defaults = mode === 'smoke' ? ['sat-json', 'sat-stream', 'ttfb', 'paced', 'store-false', 'state'] : all;
   const scenarios = new Set(f.get('scenarios')?.split(',').map((s) => s.trim()) ?? defaults);
   for (const s of scenarios) if (!all.includes(s)) throw new Error(`unknown scenario ${s}; known: ${all.join(', ')}`);
   const stateBackends = (f.get('state-backends')?.split(',').map((s) => s.trim()) ?? [...STATE_BACKENDS]) as StateBackend[];
@@ -219,9 +220,11 @@ function endpointOf(systems: Systems, cell: Cell, paced: boolean): Endpoint {
       return { service, origin: service.origin, path: ENDPOINT[cell.upstream], model: gatewayModel(cell.upstream, paced) };
     }
     case 'gateway':
+    case 'gateway-nostore':
     case 'gateway-warn':
     case 'gateway-nometrics': {
-      const service = cell.system === 'gateway' ? systems.gateway! : cell.system === 'gateway-warn' ? systems.gatewayWarn! : systems.gatewayNoMetrics!;
+      // `gateway-nostore` is the default gateway itself; only its requests differ (bodyOf).
+      const service = cell.system === 'gateway' || cell.system === 'gateway-nostore' ? systems.gateway! : cell.system === 'gateway-warn' ? systems.gatewayWarn! : systems.gatewayNoMetrics!;
       return { service, origin: service.origin, path: ENDPOINT[cell.door], model: gatewayModel(cell.upstream, paced) };
     }
   }
@@ -233,8 +236,13 @@ function pathOf(e: Endpoint, cell: Cell, stream: boolean): string {
   return cell.door === 'gemini' ? geminiPath(e.model, stream) : e.path;
 }
 
+/** The cell's request body: `store` unset (what the OpenAI SDKs send) but on the `store: false` rows. */
+function bodyOf(cell: Cell, model: string, stream: boolean): string {
+  return requestBody(cell.door, model, stream, cell.system === 'gateway-nostore' ? { store: false } : {});
+}
+
 function loadTarget(e: Endpoint, cell: Cell, stream: boolean): Target {
-  return { url: e.origin + pathOf(e, cell, stream), headers: requestHeaders(cell.door), body: requestBody(cell.door, e.model, stream) };
+  return { url: e.origin + pathOf(e, cell, stream), headers: requestHeaders(cell.door), body: bodyOf(cell, e.model, stream) };
 }
 
 function streamTarget(e: Endpoint, cell: Cell): StreamTarget {
@@ -242,7 +250,7 @@ function streamTarget(e: Endpoint, cell: Cell): StreamTarget {
     origin: e.origin,
     path: pathOf(e, cell, true),
     headers: requestHeaders(cell.door),
-    body: requestBody(cell.door, e.model, true),
+    body: bodyOf(cell, e.model, true),
     terminal: STREAM_TERMINAL[cell.door],
   };
 }
@@ -271,7 +279,7 @@ async function preflight(systems: Systems, cell: Cell, stream: boolean, paced: b
     const res = await request(e.origin + pathOf(e, cell, stream), {
       method: 'POST',
       headers: requestHeaders(cell.door),
-      body: requestBody(cell.door, e.model, stream),
+      body: bodyOf(cell, e.model, stream),
       headersTimeout: 15_000,
       bodyTimeout: 15_000,
     });
@@ -373,13 +381,14 @@ async function main(): Promise<void> {
     // ---- cells
     const upstreams = new Set(opts.lanes.map((l) => l.upstream));
     const baselines = baselineCells(upstreams);
-    const cellsByLane = new Map<string, { direct: Cell; floor: Cell; jsonFloor: Cell; gateway: Cell; warn?: Cell; nometrics?: Cell }>();
+    const cellsByLane = new Map<string, { direct: Cell; floor: Cell; jsonFloor: Cell; gateway: Cell; warn?: Cell; nometrics?: Cell; nostore?: Cell }>();
     for (const lane of opts.lanes) {
       cellsByLane.set(lane.id, {
         direct: baselines.find((c) => c.key === `direct:${lane.upstream}`)!,
         floor: baselines.find((c) => c.key === `floor:${lane.upstream}`)!,
         jsonFloor: baselines.find((c) => c.key === `json-floor:${lane.upstream}`)!,
         gateway: gatewayCell(lane),
+        ...(gatewayMeasured && lane.door === 'responses' && opts.scenarios.has('store-false') ? { nostore: gatewayCell(lane, 'gateway-nostore') } : {}),
         ...(systems.gatewayWarn ? { warn: gatewayCell(lane, 'gateway-warn') } : {}),
         ...(systems.gatewayNoMetrics && METRICS_LANES.includes(lane.id) ? { nometrics: gatewayCell(lane, 'gateway-nometrics') } : {}),
       });
@@ -391,12 +400,13 @@ async function main(): Promise<void> {
       for (const lane of opts.lanes.filter((l) => l.upstream === p)) {
         const c = cellsByLane.get(lane.id)!;
         if (gatewayMeasured) ordered.push(c.gateway);
+        if (c.nostore) ordered.push(c.nostore);
         if (c.warn) ordered.push(c.warn);
         if (c.nometrics) ordered.push(c.nometrics);
       }
     }
     // The variants are measured at saturation only.
-    const mainCells = ordered.filter((c) => c.system !== 'gateway-nometrics' && c.system !== 'gateway-warn');
+    const mainCells = ordered.filter((c) => c.system !== 'gateway-nometrics' && c.system !== 'gateway-warn' && c.system !== 'gateway-nostore');
 
     // ---- pre-flight: every cell answers correctly, streamed and not
     log(`pre-flight: ${ordered.length} systems × (non-streamed, streamed${opts.scenarios.has('paced') ? ', paced' : ''})`);
@@ -518,7 +528,7 @@ async function main(): Promise<void> {
       for (let run = 0; run < opts.runs; run++) {
         for (const cell of order(cells, run)) {
           const m = await measure(cell, false, (e) =>
-            fixedRate({ ...streamTarget(e, cell), path: pathOf(e, cell, false), body: requestBody(cell.door, e.model, false), terminal: '' }, opts.rate, opts.rateDurationS),
+            fixedRate({ ...streamTarget(e, cell), path: pathOf(e, cell, false), body: bodyOf(cell, e.model, false), terminal: '' }, opts.rate, opts.rateDurationS),
           );
           const r = m.result;
           const s = summarize(r.latenciesUs);

@@ -48,11 +48,12 @@ export function gatewayModel(upstream: Protocol, paced: boolean): string {
   return `m-${upstream}${paced ? '-paced' : ''}`;
 }
 
-export type SystemKind = 'direct' | 'floor' | 'json-floor' | 'gateway' | 'gateway-warn' | 'gateway-nometrics';
+export type SystemKind = 'direct' | 'floor' | 'json-floor' | 'gateway' | 'gateway-warn' | 'gateway-nometrics' | 'gateway-nostore';
 
-/** The gateway as users run it (default config: request log line at `info`, metrics on), and the two
- * variants measured beside it: `log.level: warn`, and metrics off. */
-export type GatewayVariant = 'gateway' | 'gateway-warn' | 'gateway-nometrics';
+/** The gateway as users run it (default config: request log line at `info`, metrics on), and the
+ * variants measured beside it: `log.level: warn`, metrics off, and (same process as the default, on
+ * Responses-door lanes) requests that send `store: false`. */
+export type GatewayVariant = 'gateway' | 'gateway-warn' | 'gateway-nometrics' | 'gateway-nostore';
 
 /**
  * One system measured for one protocol pair: DIRECT, FLOOR and JSON-FLOOR depend only on the upstream

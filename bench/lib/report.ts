@@ -172,6 +172,8 @@ export interface LaneCells {
   gateway: Cell;
   warn?: Cell;
   nometrics?: Cell;
+  /** Responses-door lanes: the default gateway sent `store: false`. */
+  nostore?: Cell;
 }
 
 export interface ReportInput {
@@ -220,8 +222,12 @@ export function buildRows(input: ReportInput): Row[] {
       const d = data[c.direct.key];
       const f = data[c.floor.key];
       const jf = data[c.jsonFloor.key];
-      // The default config's row, then the `log.level: warn` variant's as a second, labelled row.
-      for (const [cell, label] of [[c.gateway, lane.label], ...(c.warn ? [[c.warn, `${lane.label} (log warn)`] as const] : [])] as const) {
+      // The default config's row, then the `store: false` and `log.level: warn` variants' as labelled rows.
+      for (const [cell, label] of [
+        [c.gateway, lane.label],
+        ...(c.nostore ? [[c.nostore, `${lane.label} (store: false)`] as const] : []),
+        ...(c.warn ? [[c.warn, `${lane.label} (log warn)`] as const] : []),
+      ] as const) {
         const g = data[cell.key];
         if (cell !== c.gateway && !g) continue;
         const ratios = perRun(g, f, (x, y) => x.rps / y.rps);

@@ -9,6 +9,7 @@ import { ConfigError } from './config-error.js';
 import { interpolate } from './interpolate.js';
 import { resolveAuth, resolvePrice } from './resolve-auth.js';
 import { resolvePlatform } from './resolve-platform.js';
+import { clusterSeeds, isClusterUrl } from '../state/redis-url.js';
 import { ConfigSchema, type RawConfig, type RawOverrides, type RawProvider } from './schema.js';
 import type { GatewayConfig, ModelConfig, ProviderConfig, SamplingOverrides, StateConfig } from './types.js';
 
@@ -232,14 +233,23 @@ function resolveState(raw: RawConfig['state'], defaultBackend: 'memory' | 'file'
   const url = s.url ?? '';
   if (backend === 'redis') {
     if (url === '') throw new ConfigError('state.url: required for backend redis (e.g. redis://127.0.0.1:6379)');
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new ConfigError('state.url: not a URL (expected redis://host:port or rediss://host:port)');
-    }
-    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-      throw new ConfigError(`state.url: scheme must be redis:// or rediss://, got ${parsed.protocol}//`);
+    if (isClusterUrl(url)) {
+      // A Redis Cluster: its seed nodes, comma-separated (not a WHATWG URL).
+      try {
+        clusterSeeds(url);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    } else {
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        throw new ConfigError('state.url: not a URL (expected redis://host:port, rediss://host:port or redis+cluster://host:port,host:port)');
+      }
+      if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+        throw new ConfigError(`state.url: scheme must be redis://, rediss:// or redis+cluster://, got ${parsed.protocol}//`);
+      }
     }
   } else if (s.url !== undefined) {
     throw new ConfigError(`state.url: only used by backend redis (backend is ${backend})`);

@@ -65,16 +65,16 @@ export class AnswerSaver {
         finish();
       });
     };
-    // end() has handed the last bytes to the socket: the reply is not waiting for anything of ours,
-    // and starting now (not a turn later) narrows the window in which a fast client's next turn,
-    // landing on another process, could look for this answer before it is stored.
+    // The last bytes are with the socket: the build and the write wait for the turn's I/O (the other
+    // callers' replies) and go together in one setImmediate. A continuation of this process meanwhile
+    // waits for the save (inFlight); one on another process sees the record a turn later at most.
     if (res.writableEnded) {
-      run();
+      this.defer(run);
       return;
     }
     const onFinish = () => {
       res.off('close', onClose);
-      run();
+      this.defer(run);
     };
     const onClose = () => {
       res.off('finish', onFinish);
@@ -83,6 +83,18 @@ export class AnswerSaver {
     res.once('finish', onFinish);
     res.once('close', onClose);
   }
+
+  private due: (() => void)[] = [];
+
+  private defer(run: () => void): void {
+    if (this.due.push(run) === 1) setImmediate(this.runDue);
+  }
+
+  private readonly runDue = (): void => {
+    const due = this.due;
+    this.due = [];
+    for (const run of due) run();
+  };
 
   /** This process's save of `id`, while it has not landed. */
   inFlight(id: string): SaveInFlight | undefined {

@@ -230,8 +230,8 @@ export class EventDelivery {
     const gen = this.gen;
     const target = this.target;
     gen.ctx.saver.saveAfter(gen.reply.raw, gen.responseId, gen.requestId, () => {
-      const response = JSON.parse(sentBody ?? gen.codec.encodeResult(result, this.encodeCtx)) as Record<string, unknown>;
-      return storedAnswer(gen, target, response, result.content);
+      const json = sentBody ?? gen.codec.encodeResult(result, this.encodeCtx);
+      return storedAnswer(gen, target, JSON.parse(json) as Record<string, unknown>, result.content, json);
     });
   }
 

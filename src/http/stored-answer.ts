@@ -13,12 +13,14 @@ export function keepsAnswer(gen: Generation): boolean {
   return gen.codec.protocol === 'responses' && gen.ir.extras.responses?.store !== false;
 }
 
-export function storedAnswer(gen: Generation, target: RouteTarget, response: Record<string, unknown>, answer: OutputPart[]): StoredResponse {
+/** `responseJson`: the response exactly as the caller got it (its text), stored without serialising it again. */
+export function storedAnswer(gen: Generation, target: RouteTarget, response: Record<string, unknown>, answer: OutputPart[], responseJson?: string): StoredResponse {
   return {
     id: typeof response.id === 'string' ? response.id : gen.responseId,
     owner: gen.caller.name,
     createdAt: typeof response.created_at === 'number' ? response.created_at : gen.createdAt,
     response,
+    responseJson,
     inputItems: inputItemsOf(gen.body.input),
     // gen.ir.turns already starts with the previous conversation when there was one.
     turns: [...gen.ir.turns, { role: 'assistant', parts: answer }],

@@ -3,9 +3,15 @@
 import { randomBytes } from 'node:crypto';
 import type { WireItem } from './stored-response.js';
 
+// A random per-process prefix and a counter (24 hex digits, as before): unique without a crypto call
+// per item (three calls were ~2 % of a stored request's CPU).
+const ID_PREFIX = randomBytes(8).toString('hex');
+let idCounter = 0;
+
 function newItemId(type: string | undefined): string {
   const prefix = type === undefined || type === 'message' ? 'msg_' : 'item_';
-  return prefix + randomBytes(12).toString('hex');
+  idCounter = (idCounter + 1) % 0x100000000;
+  return prefix + ID_PREFIX + idCounter.toString(16).padStart(8, '0');
 }
 
 /** The request's `input` (string or item array) as stored input items. Does not modify the input. */

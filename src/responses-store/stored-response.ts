@@ -28,6 +28,8 @@ export interface StoredConversation {
 export interface StoredResponse extends StoredConversation {
   /** The Responses response object exactly as returned to the caller. */
   response: Record<string, unknown> & { output?: unknown };
+  /** `response` as the JSON text the caller got, when the lane has it: encoded as is, not serialised again. */
+  responseJson?: string;
   /** This request's input items in request order, each with an id (what `input_items` lists). */
   inputItems: WireItem[];
 }
@@ -46,8 +48,36 @@ const NEWLINE = 10;
 
 export function encodeStoredResponse(record: StoredResponse): Buffer {
   const head = JSON.stringify({ v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, turns: record.turns });
-  const body = JSON.stringify({ response: record.response, input_items: record.inputItems });
-  return Buffer.from(head + '\n' + body);
+  // The body line is read whole by JSON.parse, so the response text may keep the caller's own layout.
+  // The pieces go straight into one buffer: joining them first would copy the whole record once more.
+  return joinUtf8([head, '\n{"response":', record.responseJson ?? JSON.stringify(record.response), ',"input_items":', JSON.stringify(record.inputItems), '}']);
+}
+
+// Encoded records are cut from shared slabs (as node's Buffer pool does for small buffers): a record
+// of its own ArrayBuffer cost an allocation, external-memory accounting and a free on the GC's sweeper
+// thread per save. A slab lives while any record cut from it does; the memory backend evicts in
+// written order, so a slab's records go at about the same time.
+const SLAB_BYTES = 256 * 1024;
+let slab = Buffer.allocUnsafeSlow(0);
+let slabAt = 0;
+
+/** The strings' UTF-8 bytes, one after the other, in one buffer (a slice of a slab when small). */
+export function joinUtf8(parts: readonly string[]): Buffer {
+  let size = 0;
+  for (const p of parts) size += Buffer.byteLength(p, 'utf8');
+  let buf: Buffer;
+  if (size > SLAB_BYTES / 4) buf = Buffer.allocUnsafeSlow(size);
+  else {
+    if (slab.length - slabAt < size) {
+      slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+      slabAt = 0;
+    }
+    buf = slab.subarray(slabAt, slabAt + size);
+    slabAt += (size + 7) & ~7;
+  }
+  let at = 0;
+  for (const p of parts) at += buf.write(p, at, 'utf8');
+  return buf;
 }
 
 interface Head {

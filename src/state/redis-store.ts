@@ -4,13 +4,15 @@
 // StateUnavailableError instead of queueing, and ioredis reconnects in the background.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { bucketMs, newLeaseId } from './admission-logic.js';
 import { CLAIM, DELETE_DOC, LIMITS, PUT_DOC } from './redis-scripts.js';
+import { clusterSeeds, isClusterUrl, redactUrl } from './redis-url.js';
 import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
 import { StateUnavailableError, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type StateStore } from './types.js';
 
 export interface RedisStoreOptions extends StoreOptions {
+  /** redis[s]://… for one server; redis[s]+cluster://host:port[,host:port…] for a Redis Cluster (its seed nodes). */
   url: string;
   keyPrefix?: string;
   /** Upper bound of any one call, connection set-up included. */
@@ -43,21 +45,12 @@ const MAX_IN_FLIGHT = 64;
 type AdmitReply = { ok: boolean; s: [number, number, number][] | Record<string, never>; f: number; r: number };
 
 
-/** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable url)';
-  }
-}
-
 export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
-  private readonly client: Redis;
-  private subscriber: Redis | undefined;
+  private readonly client: Redis | Cluster;
+  private subscriber: Redis | Cluster | undefined;
+  /** On a Redis Cluster, keys carry hash tags (keyOf) so every script's keys share one slot. */
+  private readonly cluster: boolean;
   private readonly handlers = new Map<string, Set<(m: string) => void>>();
   private readonly prefix: string;
   private readonly boundOf: (ns: string) => number;
@@ -75,22 +68,34 @@ export class RedisStateStore implements StateStore {
     this.ownerBoundOf = ownerBounds(options);
     this.where = redactUrl(options.url);
     this.opTimeoutMs = options.opTimeoutMs ?? 1500;
+    this.cluster = isClusterUrl(options.url);
     this.client = this.connect();
   }
 
-  private connect(): Redis {
+  private connect(): Redis | Cluster {
     // Loaded here, not at import: ioredis added ~8 MiB to the idle RSS of every gateway, whatever its
     // backend (the default is memory).
-    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-    const client = new RedisClient(this.options.url, {
+    const { Redis: RedisClient, Cluster: ClusterClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    const common = {
       lazyConnect: true,
       connectTimeout: this.opTimeoutMs,
       commandTimeout: this.opTimeoutMs,
       // Fail queued calls after one reconnect attempt rather than holding requests while Redis is away.
       maxRetriesPerRequest: 1,
-      retryStrategy: (times) => Math.min(100 * times, 1000),
-      enableAutoPipelining: true,
-    });
+      retryStrategy: (times: number) => Math.min(100 * times, 1000),
+    };
+    let client: Redis | Cluster;
+    if (this.cluster) {
+      const seeds = clusterSeeds(this.options.url);
+      client = new ClusterClient(seeds.nodes, {
+        lazyConnect: true,
+        enableAutoPipelining: true,
+        clusterRetryStrategy: (times: number) => Math.min(100 * times, 1000),
+        redisOptions: { ...common, username: seeds.username, password: seeds.password, ...(seeds.tls ? { tls: {} } : {}) },
+      });
+    } else {
+      client = new RedisClient(this.options.url, { ...common, enableAutoPipelining: true });
+    }
     // Without a listener ioredis prints every failed reconnect; the error surfaces through the calls.
     client.on('error', (err: Error) => {
       this.lastError = err.message;
@@ -173,9 +178,18 @@ export class RedisStateStore implements StateStore {
     );
   }
 
+  /**
+   * `<prefix><kind>:<group>` on one server (the names of earlier versions); on a cluster
+   * `<prefix>{<group>}:<kind>`, the group as hash tag: a namespace's documents, order, sizes and claims
+   * share a slot (PUT_DOC evicts across them), and so do all limit keys (`{l}`: one admission checks a
+   * key's and its team's limits atomically, and concurrent admissions go together in one script call).
+   */
+  private keyOf(kind: string, group: string): string {
+    return this.cluster ? `${this.prefix}{${group}}:${kind}` : `${this.prefix}${kind}:${group}`;
+  }
+
   private docKeys(ns: string, id: string): [string, string, string, string] {
-    const p = this.prefix;
-    return [`${p}d:${ns}:${id}`, `${p}do:${ns}`, `${p}dm:${ns}`, `${p}ds:${ns}`];
+    return [`${this.keyOf('d', ns)}:${id}`, this.keyOf('do', ns), this.keyOf('dm', ns), this.keyOf('ds', ns)];
   }
 
   async getDoc(ns: string, id: string, owner: string): Promise<Uint8Array | undefined> {
@@ -191,26 +205,26 @@ export class RedisStateStore implements StateStore {
     if (bytes > ownerMax) throw tooLarge(ns, bytes, ownerMax);
     const buf = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     const keys = this.docKeys(ns, id);
-    const ownerOrder = `${this.prefix}dw:${ns}:`;
-    const args = [id, owner, buf, String(bytes), String(Math.max(1, Math.round(ttlMs))), String(max), `${this.prefix}d:${ns}:`, String(ownerMax), ownerOrder];
+    const ownerOrder = `${this.keyOf('dw', ns)}:`;
+    const args = [id, owner, buf, String(bytes), String(Math.max(1, Math.round(ttlMs))), String(max), `${this.keyOf('d', ns)}:`, String(ownerMax), ownerOrder];
     await this.run('put', () => this.evalScript(SCRIPTS.putDoc, 5, [...keys, ownerOrder + owner, ...args]));
   }
 
   async deleteDoc(ns: string, id: string, owner: string): Promise<boolean> {
-    const args = [id, owner, `${this.prefix}d:${ns}:`, `${this.prefix}dw:${ns}:`];
+    const args = [id, owner, `${this.keyOf('d', ns)}:`, `${this.keyOf('dw', ns)}:`];
     const n = await this.run('delete', () => this.evalScript(SCRIPTS.deleteDoc, 4, [...this.docKeys(ns, id), ...args]));
     return n === 1;
   }
 
   async claim(ns: string, ids: readonly string[], owner: string, ttlMs: number): Promise<void> {
     if (ids.length === 0) return;
-    const keys = ids.map((id) => `${this.prefix}k:${ns}:${id}`);
+    const keys = ids.map((id) => `${this.keyOf('k', ns)}:${id}`);
     await this.run('put', () => this.evalScript(SCRIPTS.claim, keys.length, [...keys, owner, String(Math.max(1, Math.round(ttlMs)))]));
   }
 
   async claimOwners(ns: string, ids: readonly string[]): Promise<(string | undefined)[]> {
     if (ids.length === 0) return [];
-    const owners = await this.run('get', () => this.client.mget(...ids.map((id) => `${this.prefix}k:${ns}:${id}`)));
+    const owners = await this.run('get', () => this.client.mget(...ids.map((id) => `${this.keyOf('k', ns)}:${id}`)));
     return owners.map((o) => o ?? undefined);
   }
 
@@ -234,7 +248,8 @@ export class RedisStateStore implements StateStore {
 
   private limitKey(kind: 'window' | 'counter' | 'concurrency', key: string): string {
     // Windows are packed strings under `wp:` (they were hashes under `w:`, which simply expire).
-    return `${this.prefix}${kind === 'window' ? 'wp' : kind === 'counter' ? 'c' : 'l'}:${key}`;
+    const k = kind === 'window' ? 'wp' : kind === 'counter' ? 'c' : 'l';
+    return this.cluster ? `${this.prefix}{l}:${k}:${key}` : `${this.prefix}${k}:${key}`;
   }
 
   private async runAdmit(op: string, checks: readonly AdmissionCheck[], charge: boolean): Promise<AdmissionResult> {
@@ -327,7 +342,7 @@ export class RedisStateStore implements StateStore {
 
   async close(): Promise<void> {
     this.handlers.clear();
-    const all = [this.client, this.subscriber].filter((c): c is Redis => c !== undefined);
+    const all = [this.client, this.subscriber].filter((c): c is Redis | Cluster => c !== undefined);
     await Promise.all(
       all.map(async (c) => {
         // QUIT only on a live connection (bounded); a lazy or broken one would otherwise connect or wait first.

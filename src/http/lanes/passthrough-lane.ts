@@ -64,7 +64,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     rec.status = 200;
     gen.reply.code(200).headers(gen.baseHeaders(target)).type('application/json').send(text);
     // `obj` is the answer as sent (relay.result rewrote its model in place when it had to).
-    if (keepsAnswer(gen) && obj.status !== 'failed') keepAnswer(gen, target, driver, obj);
+    if (keepsAnswer(gen) && obj.status !== 'failed') keepAnswer(gen, target, driver, obj, text);
     return;
   }
 
@@ -75,9 +75,9 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
 
 /** Saves a Responses answer after the caller's last byte; its IR turns come from the driver's decoder,
  * so a continuation on another protocol can carry this answer too. */
-function keepAnswer(gen: Generation, target: RouteTarget, driver: Driver, response: Record<string, unknown>): void {
+function keepAnswer(gen: Generation, target: RouteTarget, driver: Driver, response: Record<string, unknown>, sentText?: string): void {
   const id = typeof response.id === 'string' ? response.id : gen.responseId;
-  gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () => storedAnswer(gen, target, response, driver.decodeResult(response, gen.ir).content));
+  gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () => storedAnswer(gen, target, response, driver.decodeResult(response, gen.ir).content, sentText));
 }
 
 /** The caller's references as they were for the OpenAI deployment that produced every item they name. */

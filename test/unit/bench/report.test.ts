@@ -58,6 +58,27 @@ describe('bench report', () => {
     expect(warn!.result).toBe('info');
   });
 
+  it('puts the store: false row of a Responses-door lane right after its default (store unset) row', () => {
+    const rlane = LANES.find((l) => l.id === 'responses-messages')!;
+    const r = raw(2800, 380);
+    r.satJson[gatewayCell(rlane).key] = sat(2000, 450);
+    r.satJson[gatewayCell(rlane, 'gateway-nostore').key] = sat(2800, 380);
+    const out = buildRows({
+      raw: r,
+      lanes: [rlane],
+      cellsByLane: new Map([[rlane.id, { direct: direct!, floor: floor!, jsonFloor: jsonFloor!, gateway: gatewayCell(rlane), nostore: gatewayCell(rlane, 'gateway-nostore') }]]),
+      pacedConcurrency: 1000,
+      gatewayMeasured: true,
+      scenarios: new Set(['sat-json']),
+    });
+    const [main, nostore] = out;
+    expect(main!.lane).toBe('responses→messages');
+    expect(main!.cpuGateway).toBe('450 ±0%');
+    expect(nostore!.lane).toBe('responses→messages (store: false)');
+    expect(nostore!.cpuGateway).toBe('380 ±0%');
+    expect(nostore!.result).toBe('info');
+  });
+
   it('misses when only the JSON-FLOOR ratio or only the CPU ratio is short', () => {
     // 0.6× FLOOR but 0.8× JSON-FLOOR.
     expect(rows(raw(2400, 300))[0]!.result).toBe('miss');

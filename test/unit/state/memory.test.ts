@@ -1,4 +1,4 @@
-import { describe } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryStateStore } from '../../../src/state/memory-store.js';
 import { stateStoreContract } from './contract.js';
 
@@ -10,5 +10,33 @@ describe('memory state store', () => {
       now += ms;
     },
     slackMs: 0,
+  });
+
+  it('keeps exactly the newest documents through thousands of evictions, rewrites and deletes (its write-order queue compacts)', async () => {
+    // 10 value bytes + id (5) + owner (1) = 16 bytes a document; the namespace holds 100, an owner 60.
+    const s = new MemoryStateStore({ namespaces: [{ name: 'docs', maxBytes: 1600, ownerMaxBytes: 960 }] });
+    const v = Buffer.alloc(10, 7);
+    const id = (i: number) => 'd' + String(i).padStart(4, '0');
+    const live: string[] = []; // owner 'a', oldest first, as the store should hold them
+    for (let i = 0; i < 6000; i++) {
+      await s.putDoc('docs', id(i), 'a', v, 60_000);
+      live.push(id(i));
+      while (live.length > 60) live.shift();
+      if (i % 7 === 3 && live.length > 10) {
+        // Rewrite an older one: it becomes the newest.
+        const again = live.splice(live.length - 10, 1)[0]!;
+        await s.putDoc('docs', again, 'a', v, 60_000);
+        live.push(again);
+      }
+      if (i % 11 === 5) expect(await s.deleteDoc('docs', live.shift()!, 'a')).toBe(true);
+    }
+    for (const k of live) expect(await s.getDoc('docs', k, 'a')).toBeDefined();
+    expect(await s.getDoc('docs', id(5000), 'a')).toBeUndefined();
+    // Another owner fills the rest of the namespace; the namespace evicts the oldest of all.
+    for (let i = 0; i < 40; i++) await s.putDoc('docs', 'b' + String(i).padStart(4, '0'), 'b', v, 60_000);
+    for (const k of live) expect(await s.getDoc('docs', k, 'a')).toBeDefined();
+    await s.putDoc('docs', 'b0040', 'b', v, 60_000);
+    expect(await s.getDoc('docs', live[0]!, 'a')).toBeUndefined();
+    expect(await s.getDoc('docs', live[1]!, 'a')).toBeDefined();
   });
 });

@@ -49,7 +49,8 @@ describe('state config', () => {
   it.each([
     [{ state: { backend: 'redis' } }, /^state\.url: required for backend redis/],
     [{ state: { backend: 'redis', url: 'not a url' } }, /^state\.url: not a URL/],
-    [{ state: { backend: 'redis', url: 'http://127.0.0.1:6379' } }, /^state\.url: scheme must be redis:\/\/ or rediss:\/\/, got http:/],
+    [{ state: { backend: 'redis', url: 'http://127.0.0.1:6379' } }, /^state\.url: scheme must be redis:\/\/, rediss:\/\/ or redis\+cluster:\/\/, got http:/],
+    [{ state: { backend: 'redis', url: 'redis+cluster://127.0.0.1:7000,127.0.0.1:x' } }, /^state\.url: bad cluster node '127\.0\.0\.1:x'/],
     [{ state: { backend: 'memory', url: 'redis://x:1' } }, /^state\.url: only used by backend redis/],
     [{ state: { backend: 'redis', url: 'redis://x:1', path: './s' } }, /^state\.path: only used by backend file/],
     [{ state: { backend: 'file', key_prefix: 'a:' } }, /^state\.key_prefix: only used by backend redis/],
@@ -63,6 +64,15 @@ describe('state config', () => {
 
   it('never echoes a redis password in an error', () => {
     expect(() => resolve({ state: { backend: 'redis', url: 'http://user:hunter2@host:1' } })).toThrow(/^(?!.*hunter2)/);
+    expect(() => resolve({ state: { backend: 'redis', url: 'redis+cluster://user:hunter2@host:1,host:x' } })).toThrow(/^(?!.*hunter2)/);
+  });
+
+  it('accepts a Redis Cluster by its seed nodes', async () => {
+    const c = resolve({ state: { backend: 'redis', url: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7001' } });
+    expect(c.state).toMatchObject({ backend: 'redis', url: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7001' });
+    const store = createStateStore(c);
+    expect(store.backend).toBe('redis');
+    await store.close();
   });
 });
 
