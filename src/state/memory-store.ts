@@ -70,6 +70,9 @@ interface Claim {
   expiresAt: number;
 }
 
+/** The claims one process keeps (about 100 bytes each: ~50 MiB at the bound). */
+export const MAX_MEMORY_CLAIMS = 500_000;
+
 export class MemoryStateStore implements StateStore {
   readonly backend = 'memory' as const;
   private readonly namespaces = new Map<string, Namespace>();
@@ -177,6 +180,12 @@ export class MemoryStateStore implements StateStore {
       if (held && held.expiresAt > now && held.owner !== owner) continue;
       this.claims.delete(k); // re-inserted at the young end
       this.claims.set(k, { owner, expiresAt: now + ttlMs });
+    }
+    // One process's memory is the bound here, not the TTL: past MAX_MEMORY_CLAIMS the oldest claims leave,
+    // as all of them do when the process restarts (the file and redis backends keep every claim its TTL).
+    if (this.claims.size > MAX_MEMORY_CLAIMS) {
+      const oldest = this.claims.keys();
+      for (let n = this.claims.size - MAX_MEMORY_CLAIMS; n > 0; n--) this.claims.delete(oldest.next().value!);
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStateStore } from '../../../src/state/memory-store.js';
+import { MAX_MEMORY_CLAIMS, MemoryStateStore } from '../../../src/state/memory-store.js';
 import { stateStoreContract } from './contract.js';
 
 describe('memory state store', () => {
@@ -38,5 +38,19 @@ describe('memory state store', () => {
     await s.putDoc('docs', 'b0040', 'b', v, 60_000);
     expect(await s.getDoc('docs', live[0]!, 'a')).toBeUndefined();
     expect(await s.getDoc('docs', live[1]!, 'a')).toBeDefined();
+  });
+});
+
+describe('memory backend: claims are bounded by count', () => {
+  it('past MAX_MEMORY_CLAIMS the oldest claims leave; the newest stay owned', async () => {
+    const s = new MemoryStateStore();
+    const batch = 10_000;
+    for (let b = 0; b * batch < MAX_MEMORY_CLAIMS + 2 * batch; b++) {
+      await s.claim('responses', Array.from({ length: batch }, (_, i) => `resp_${b}_${i}`), b === 0 ? 'alice' : 'bob', 60_000);
+    }
+    // The first batch (alice's) is the oldest: gone, as after a restart.
+    expect(await s.claimOwners('responses', ['resp_0_0', 'resp_0_9999'])).toEqual([undefined, undefined]);
+    const last = Math.ceil((MAX_MEMORY_CLAIMS + 2 * batch) / batch) - 1;
+    expect(await s.claimOwners('responses', [`resp_${last}_0`, `resp_${last}_9999`])).toEqual(['bob', 'bob']);
   });
 });
