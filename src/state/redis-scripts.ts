@@ -142,115 +142,160 @@ local function window_add(key, live, windowMs, width, amount)
 end
 `;
 
-// One limit call: an admission (or inspection) or a charge, its keys from KEYS[base + 1] on.
+// One limit call: an admission (or inspection), a charge or a counter read, its keys from KEYS[base + 1]
+// on, its fields read from the batch's tokens (`tk`, from position `p`). Each returns its reply as
+// one string.
 const LIMIT_CALLS = `
--- checks: [{k:'w',w,b,l,c} | {k:'c',l} | {k:'l',l,m,id}] (w: window, b: bucket width, l: limit,
--- c: cost, m: lease ms). Returns {ok, s:[[used,limit,reset]…], f, r}.
-local function admit_call(base, checks, charge)
-  local states, failed, retry, windows = {}, -1, 0, {}
-  for i, c in ipairs(checks) do
-    local key = KEYS[base + i]
+-- checks: 'w' windowMs width limit cost | 'c' limit | 'l' limit leaseMs leaseId.
+-- Reply: "<ok 1|0> <failed index|-1> <retry ms> <used> <reset ms> <used> <reset ms> …", a state per check.
+-- A counter's or lease set's reset costs a call more (PTTL / ZRANGEBYSCORE): it is read when
+-- inspecting or refusing, and left 0 ("unknown") on an admission that passes, which uses only rpm/tpm resets.
+local function admit_call(base, n, tk, p, charge)
+  local out, failed, retry, windows, todo = {}, -1, 0, {}, {}
+  for i = 1, n do
+    local key, k = KEYS[base + i], tk[p]
     local used, reset, pass, wait = 0, 0, true, 0
-    if c.k == 'w' then
-      local live, sum = window_read(key, c.w, c.b)
+    if k == 'w' then
+      local w, b, l, cost = tonumber(tk[p + 1]), tonumber(tk[p + 2]), tonumber(tk[p + 3]), tonumber(tk[p + 4])
+      p = p + 5
+      local live, sum = window_read(key, w, b)
       -- By key: a key checked twice is recorded twice onto one table, as the hash's increments were.
       if not windows[key] then windows[key] = live end
       used = sum
-      if #live > 0 then reset = math.max(0, leaves_at(live[1], c.b, c.w) - now) end
-      pass = sum < c.l and sum + c.c <= c.l
+      if #live > 0 then reset = math.max(0, leaves_at(live[1], b, w) - now) end
+      pass = sum < l and sum + cost <= l
       if not pass then
-        if c.c > c.l then
-          wait = c.w
+        if cost > l then
+          wait = w
         else
           local left = sum
           for j = 1, #live, 2 do
             left = left - live[j + 1]
-            if left < c.l and left + c.c <= c.l then
-              wait = math.max(0, leaves_at(live[j], c.b, c.w) - now)
+            if left < l and left + cost <= l then
+              wait = math.max(0, leaves_at(live[j], b, w) - now)
               break
             end
           end
         end
+      elseif cost > 0 then
+        todo[#todo + 1] = { 'w', key, w, b, cost }
       end
-    elseif c.k == 'c' then
+    elseif k == 'c' then
+      local l = tonumber(tk[p + 1])
+      p = p + 2
       used = tonumber(redis.call('GET', key) or '0')
-      local ttl = redis.call('PTTL', key)
-      if ttl > 0 then reset = ttl end
-      pass = used < c.l
-      if not pass then wait = reset end
+      pass = used < l
+      if not pass or not charge then
+        local ttl = redis.call('PTTL', key)
+        if ttl > 0 then reset = ttl end
+        wait = reset
+      end
     else
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-      used = redis.call('ZCARD', key)
-      if used > 0 then
-        local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+      local l, m, id = tonumber(tk[p + 1]), tonumber(tk[p + 2]), tk[p + 3]
+      p = p + 4
+      -- Live leases are those not yet expired; expired ones are pruned when the key's TTL is renewed.
+      used = redis.call('ZCOUNT', key, '(' .. now, '+inf')
+      pass = used < l
+      if used > 0 and (not pass or not charge) then
+        local first = redis.call('ZRANGEBYSCORE', key, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
         reset = math.max(0, tonumber(first[2]) - now)
       end
-      pass = used < c.l
       if not pass then wait = reset end
+      todo[#todo + 1] = { 'l', key, m, id }
     end
-    states[i] = { used, c.l, reset }
+    out[#out + 1] = used
+    out[#out + 1] = reset
     if not pass then
       if failed < 0 then failed = i - 1 end
       if wait > retry then retry = wait end
     end
   end
-  if failed >= 0 or not charge then
-    return { ok = failed < 0, s = states, f = failed, r = retry }
-  end
-  for i, c in ipairs(checks) do
-    local key = KEYS[base + i]
-    if c.k == 'w' then
-      if c.c > 0 then window_add(key, windows[key], c.w, c.b, c.c) end
-    elseif c.k == 'l' then
-      redis.call('ZADD', key, now + c.m, c.id)
-      if redis.call('PTTL', key) < c.m then redis.call('PEXPIRE', key, c.m) end
+  if failed < 0 and charge then
+    for _, t in ipairs(todo) do
+      if t[1] == 'w' then
+        window_add(t[2], windows[t[2]], t[3], t[4], t[5])
+      else
+        redis.call('ZADD', t[2], now + t[3], t[4])
+        -- The key outlives its longest lease. Renewed to twice the lease time, so most admissions find
+        -- it long enough; renewing is also when leases of crashed holders leave.
+        if redis.call('PTTL', t[2]) < t[3] then
+          redis.call('ZREMRANGEBYSCORE', t[2], '-inf', now)
+          redis.call('PEXPIRE', t[2], 2 * t[3])
+        end
+      end
     end
   end
-  return { ok = true, s = states, f = -1, r = 0 }
+  return (failed < 0 and '1 ' or '0 ') .. failed .. ' ' .. retry .. ' ' .. table.concat(out, ' ')
 end
 
--- charges: [{k:'r',id} | {k:'w',w,b,a} | {k:'c',a,t}] (r: a lease given back, a: amount, t: counter
--- ttl ms); settle sends the releases first, so they happen whatever follows.
-local function charge_call(base, charges)
-  for i, c in ipairs(charges) do
-    local key = KEYS[base + i]
-    if c.k == 'r' then
-      redis.call('ZREM', key, c.id)
-    elseif c.k == 'w' then
-      if c.a ~= 0 then
-        local live = window_read(key, c.w, c.b)
-        window_add(key, live, c.w, c.b, c.a)
+-- charges: 'r' leaseId (a lease given back) | 'w' windowMs width amount | 'c' amount ttlMs (counter
+-- amounts stay strings, so INCRBYFLOAT sees the caller's decimal). Settle sends the releases first.
+local function charge_call(base, n, tk, p)
+  for i = 1, n do
+    local key, k = KEYS[base + i], tk[p]
+    if k == 'r' then
+      redis.call('ZREM', key, tk[p + 1])
+      p = p + 2
+    elseif k == 'w' then
+      local w, b, a = tonumber(tk[p + 1]), tonumber(tk[p + 2]), tonumber(tk[p + 3])
+      p = p + 4
+      if a ~= 0 then
+        local live = window_read(key, w, b)
+        window_add(key, live, w, b, a)
       end
-    elseif redis.call('EXISTS', key) == 1 then
-      redis.call('INCRBYFLOAT', key, c.a)
     else
-      redis.call('SET', key, c.a, 'PX', c.t)
+      if redis.call('EXISTS', key) == 1 then
+        redis.call('INCRBYFLOAT', key, tk[p + 1])
+      else
+        redis.call('SET', key, tk[p + 1], 'PX', tk[p + 2])
+      end
+      p = p + 3
     end
   end
-  return 1
+  return '1'
+end
+
+-- Period counters' values, in order ("0" for an absent one).
+local function read_call(base, n)
+  local out = {}
+  for i = 1, n do out[i] = redis.call('GET', KEYS[base + i]) or '0' end
+  return table.concat(out, ' ')
 end
 `;
 
 /**
  * Several limit calls in one script run, evaluated one by one in order (each sees what the previous
  * left), so the outcome is that of one script per call; what it saves is the per-command cost on
- * both sides. KEYS: every call's keys, in order. ARGV[1]: JSON [{o, n, c}…] (o: 'a' admit,
- * 'i' inspect, 'c' charge; n: how many keys are the call's; c: its checks or charges).
- * Returns JSON: one result per call (admit/inspect {ok, s, f, r}; charge 1).
+ * both sides. KEYS: every call's keys, in order. ARGV[1]: the calls as space-separated tokens, each
+ * `<op> <key count> <field count> <fields…>` (op: 'a' admit, 'i' inspect, 'c' charge, 'g' read counters; the
+ * fields as in LIMIT_CALLS); flat tokens cost the server a fraction of a cjson decode and encode.
+ * Returns one string per call; a call that failed (a key of the wrong type, say) answers "!<error>"
+ * and fails alone, not the calls batched with it.
  */
 export const LIMITS = `
 ${NOW}
 ${WINDOW_HELPERS}
 ${LIMIT_CALLS}
-local calls = cjson.decode(ARGV[1])
-local out, base = {}, 0
-for n, call in ipairs(calls) do
-  if call.o == 'c' then
-    out[n] = charge_call(base, call.c)
-  else
-    out[n] = admit_call(base, call.c, call.o == 'a')
-  end
-  base = base + call.n
+local tk, t = {}, 0
+for w in string.gmatch(ARGV[1], '%S+') do
+  t = t + 1
+  tk[t] = w
 end
-return cjson.encode(out)
+local out, base, p = {}, 0, 1
+while p <= t do
+  local op, n, m = tk[p], tonumber(tk[p + 1]), tonumber(tk[p + 2])
+  local ok, reply
+  if op == 'c' then
+    ok, reply = pcall(charge_call, base, n, tk, p + 3)
+  elseif op == 'g' then
+    ok, reply = pcall(read_call, base, n)
+  else
+    ok, reply = pcall(admit_call, base, n, tk, p + 3, op == 'a')
+  end
+  if not ok then reply = '!' .. (type(reply) == 'table' and (reply.err or 'error') or tostring(reply)) end
+  out[#out + 1] = reply
+  base = base + n
+  p = p + 3 + m
+end
+return out
 `;

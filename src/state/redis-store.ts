@@ -27,23 +27,26 @@ interface Script {
 const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
 const SCRIPTS = { putDoc: script(PUT_DOC), deleteDoc: script(DELETE_DOC), claim: script(CLAIM), limits: script(LIMITS) };
 
-/** One admit, inspect or charge waiting for (or travelling in) a LIMITS script call. */
+/** One admit, inspect, charge or counter read waiting for (or travelling in) a LIMITS script call. */
 interface LimitCall {
   op: string;
   keys: string[];
-  wire: { o: 'a' | 'i' | 'c'; n: number; c: unknown[] };
-  resolve: (result: unknown) => void;
+  /** `<op> <key count> <field count> <fields…>` (redis-scripts.ts LIMITS). */
+  tokens: string;
+  resolve: (reply: string) => void;
   reject: (err: unknown) => void;
 }
 /**
- * Script calls in flight before further limit calls wait and go together. Measured with
- * bench/access-overhead.ts (saturation drop against no limits, 64 connections): 1 in flight 32–34 %,
- * 4 in flight 23–26 %, 64 in flight 21 %: a single batch in flight made each call wait for the one
- * ahead of it as well as its own.
+ * Script calls in flight before further limit calls wait for one to return. Calls made in one
+ * event-loop turn already travel together (flushQueued); this bounds the turns outstanding.
  */
 const MAX_IN_FLIGHT = 64;
-type AdmitReply = { ok: boolean; s: [number, number, number][] | Record<string, never>; f: number; r: number };
-
+/**
+ * How long a settle may wait for an admission to travel with (it is off the request path: the
+ * answer has gone). Long enough that a busy gateway sends nearly every settle inside an admission's
+ * script call, short enough that other instances see the charges and the freed lease at once.
+ */
+const SETTLE_DELAY_MS = 5;
 
 export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
@@ -58,9 +61,22 @@ export class RedisStateStore implements StateStore {
   private readonly where: string;
   private readonly opTimeoutMs: number;
   private lastError: string | undefined;
-  /** Limit calls waiting for a free slot (MAX_IN_FLIGHT): they go together in the next script call. */
+  /** Limit calls waiting to go, in the order made: they go together in the next script call. */
   private queued: LimitCall[] = [];
   private inFlight = 0;
+  /** A flush is scheduled for the end of this event-loop turn (setImmediate) / after SETTLE_DELAY_MS. */
+  private flushSoon = false;
+  private settleTimer: NodeJS.Timeout | undefined;
+  private readonly flushNow = (): void => {
+    this.flushSoon = false;
+    this.flushQueued();
+  };
+  private readonly flushSettles = (): void => {
+    this.settleTimer = undefined;
+    this.flushQueued();
+  };
+  /** ioredis's Command, for limit calls sent without its auto-pipelining (see flushQueued). */
+  private Command!: typeof import('ioredis').Command;
 
   constructor(private readonly options: RedisStoreOptions) {
     this.prefix = options.keyPrefix ?? 'switchyard:';
@@ -75,7 +91,8 @@ export class RedisStateStore implements StateStore {
   private connect(): Redis | Cluster {
     // Loaded here, not at import: ioredis added ~8 MiB to the idle RSS of every gateway, whatever its
     // backend (the default is memory).
-    const { Redis: RedisClient, Cluster: ClusterClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    const { Redis: RedisClient, Cluster: ClusterClient, Command } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    this.Command = Command;
     const common = {
       lazyConnect: true,
       connectTimeout: this.opTimeoutMs,
@@ -139,43 +156,81 @@ export class RedisStateStore implements StateStore {
   }
 
   /**
-   * Limit calls go out at once while fewer than MAX_IN_FLIGHT script calls travel (no added latency
-   * when traffic is light); beyond that, the ones made meanwhile are sent together, as one LIMITS
-   * call, when one returns. Each call is still evaluated on its own, in order, inside the script.
+   * Limit calls made in one event-loop turn go together, as one LIMITS script call, at the end of
+   * the turn (setImmediate: when ioredis's auto-pipelining would have written them anyway), so the
+   * script's fixed cost on both sides is paid once per turn rather than per call. A settle (`defer`)
+   * waits up to SETTLE_DELAY_MS for such a call, usually the next request's admission. Each call is
+   * still evaluated on its own, in the order made, inside the script: a settle made before an
+   * inspect is seen by it.
    */
-  private limitCall(op: string, keys: string[], wire: LimitCall['wire']): Promise<unknown> {
+  private limitCall(op: string, keys: string[], tokens: string, defer = false): Promise<string> {
     return new Promise((resolve, reject) => {
-      this.queued.push({ op, keys, wire, resolve, reject });
-      if (this.inFlight < MAX_IN_FLIGHT) this.sendQueued();
+      this.queued.push({ op, keys, tokens, resolve, reject });
+      if (!defer) {
+        if (!this.flushSoon) {
+          this.flushSoon = true;
+          setImmediate(this.flushNow);
+        }
+      } else if (this.settleTimer === undefined && !this.flushSoon) {
+        this.settleTimer = setTimeout(this.flushSettles, SETTLE_DELAY_MS);
+      }
     });
   }
 
-  private sendQueued(): void {
+  private flushQueued(): void {
     const batch = this.queued;
-    if (batch.length === 0) return;
+    if (batch.length === 0 || this.inFlight >= MAX_IN_FLIGHT) return;
     this.queued = [];
+    if (this.settleTimer !== undefined) {
+      clearTimeout(this.settleTimer);
+      this.settleTimer = undefined;
+    }
     this.inFlight++;
-    const keys = batch.length === 1 ? batch[0]!.keys : batch.flatMap((c) => c.keys);
-    const json = JSON.stringify(batch.map((c) => c.wire));
-    this.evalScript(SCRIPTS.limits, keys.length, [...keys, json]).then(
+    let keys: string[];
+    let tokens: string;
+    if (batch.length === 1) {
+      keys = batch[0]!.keys;
+      tokens = batch[0]!.tokens;
+    } else {
+      keys = [];
+      tokens = '';
+      for (const c of batch) {
+        for (const k of c.keys) keys.push(k);
+        tokens = tokens === '' ? c.tokens : tokens + ' ' + c.tokens;
+      }
+    }
+    // Sent with sendCommand, outside ioredis's auto-pipelining: that would wait another turn
+    // (setImmediate) for a call that is already the turn's whole batch.
+    this.sendScript(SCRIPTS.limits, keys, tokens).then(
       (raw) => {
         this.inFlight--;
-        this.sendQueued();
-        let results: unknown[];
-        try {
-          results = JSON.parse(raw as string) as unknown[];
-        } catch (err) {
-          for (const c of batch) c.reject(this.unavailable(c.op, err));
-          return;
+        if (this.queued.length > 0 && !this.flushSoon && this.settleTimer === undefined) this.flushQueued();
+        const replies = raw as string[];
+        for (let i = 0; i < batch.length; i++) {
+          const c = batch[i]!;
+          const r = replies[i];
+          if (typeof r === 'string' && r.charCodeAt(0) !== 33 /* ! */) c.resolve(r);
+          else c.reject(this.unavailable(c.op, new Error(typeof r === 'string' ? r.slice(1) : 'no reply for this call')));
         }
-        for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]);
       },
       (err: unknown) => {
         this.inFlight--;
-        this.sendQueued();
+        if (this.queued.length > 0 && !this.flushSoon && this.settleTimer === undefined) this.flushQueued();
         for (const c of batch) c.reject(this.unavailable(c.op, err));
       },
     );
+  }
+
+  /** EVALSHA of a script with its keys and one argument, through sendCommand (EVAL after a NOSCRIPT). */
+  private async sendScript(s: Script, keys: string[], arg: string): Promise<unknown> {
+    const send = (cmd: string, head: string) =>
+      this.client.sendCommand(new this.Command(cmd, [head, keys.length, ...keys, arg], { replyEncoding: 'utf8' })) as Promise<unknown>;
+    try {
+      return await send('evalsha', s.sha);
+    } catch (err) {
+      if (!/NOSCRIPT/.test((err as Error).message)) throw err;
+      return send('eval', s.lua);
+    }
   }
 
   /**
@@ -228,24 +283,6 @@ export class RedisStateStore implements StateStore {
     return owners.map((o) => o ?? undefined);
   }
 
-  private checkArgs(checks: readonly AdmissionCheck[]): { wire: unknown[]; leases: Lease[] } {
-    const leases: Lease[] = [];
-    const wire = checks.map((c) => {
-      switch (c.kind) {
-        case 'window':
-          return { k: 'w', w: c.windowMs, b: bucketMs(c.windowMs), l: c.limit, c: c.cost };
-        case 'counter':
-          return { k: 'c', l: c.limit };
-        case 'concurrency': {
-          const id = newLeaseId();
-          leases.push({ key: c.key, id });
-          return { k: 'l', l: c.limit, m: c.leaseMs, id };
-        }
-      }
-    });
-    return { wire, leases };
-  }
-
   private limitKey(kind: 'window' | 'counter' | 'concurrency', key: string): string {
     // Windows are packed strings under `wp:` (they were hashes under `w:`, which simply expire).
     const k = kind === 'window' ? 'wp' : kind === 'counter' ? 'c' : 'l';
@@ -253,11 +290,32 @@ export class RedisStateStore implements StateStore {
   }
 
   private async runAdmit(op: string, checks: readonly AdmissionCheck[], charge: boolean): Promise<AdmissionResult> {
-    const { wire, leases } = this.checkArgs(checks);
-    const keys = checks.map((c) => this.limitKey(c.kind, c.key));
-    const r = (await this.limitCall(op, keys, { o: charge ? 'a' : 'i', n: keys.length, c: wire })) as AdmitReply;
-    const states: CheckState[] = (Array.isArray(r.s) ? r.s : []).map(([used, limit, resetMs]) => ({ used, limit, resetMs }));
-    return r.ok ? { ok: true, states, leases: charge ? leases : [] } : { ok: false, states, failed: r.f, retryAfterMs: r.r };
+    const keys: string[] = [];
+    const leases: Lease[] = [];
+    let fields = '';
+    let count = 0;
+    for (const c of checks) {
+      keys.push(this.limitKey(c.kind, c.key));
+      if (c.kind === 'window') {
+        fields += ` w ${c.windowMs} ${bucketMs(c.windowMs)} ${c.limit} ${c.cost}`;
+        count += 5;
+      } else if (c.kind === 'counter') {
+        fields += ` c ${c.limit}`;
+        count += 2;
+      } else {
+        // Ids are [A-Za-z0-9_.-]: no space can split them.
+        const id = charge ? newLeaseId() : '-';
+        if (charge) leases.push({ key: c.key, id });
+        fields += ` l ${c.limit} ${c.leaseMs} ${id}`;
+        count += 4;
+      }
+    }
+    const reply = await this.limitCall(op, keys, `${charge ? 'a' : 'i'} ${keys.length} ${count}${fields}`);
+    // "<ok> <failed> <retry> <used> <reset> …"
+    const t = reply.split(' ');
+    const states: CheckState[] = new Array(checks.length);
+    for (let i = 0; i < checks.length; i++) states[i] = { used: Number(t[3 + 2 * i]), limit: checks[i]!.limit, resetMs: Number(t[4 + 2 * i]) };
+    return t[0] === '1' ? { ok: true, states, leases } : { ok: false, states, failed: Number(t[1]), retryAfterMs: Number(t[2]) };
   }
 
   admit(checks: readonly AdmissionCheck[]): Promise<AdmissionResult> {
@@ -270,38 +328,55 @@ export class RedisStateStore implements StateStore {
 
   async charge(charges: readonly Charge[]): Promise<void> {
     if (charges.length === 0) return;
-    const { keys, wire } = this.chargeArgs(charges, []);
-    await this.limitCall('charge', keys, { o: 'c', n: keys.length, c: wire });
+    const { keys, tokens } = this.chargeCall(charges, []);
+    await this.limitCall('charge', keys, tokens);
   }
 
-  /** A charge call's arguments: lease releases first, then the charges. */
-  private chargeArgs(charges: readonly Charge[], leases: readonly Lease[]): { keys: string[]; wire: unknown[] } {
-    const keys = [...leases.map((l) => this.limitKey('concurrency', l.key)), ...charges.map((c) => this.limitKey(c.kind, c.key))];
-    // Counter amounts travel as strings so INCRBYFLOAT sees the caller's decimal, not a re-printed double.
-    const wire = [
-      ...leases.map((l) => ({ k: 'r', id: l.id })),
-      ...charges.map((c) => (c.kind === 'window' ? { k: 'w', w: c.windowMs, b: bucketMs(c.windowMs), a: c.amount } : { k: 'c', a: String(c.amount), t: c.ttlMs })),
-    ];
-    return { keys, wire };
+  /** A charge call: lease releases first, then the charges. Counter amounts travel as the caller's
+   * decimal, so INCRBYFLOAT sees it rather than a re-printed double. */
+  private chargeCall(charges: readonly Charge[], leases: readonly Lease[]): { keys: string[]; tokens: string } {
+    const keys: string[] = [];
+    let fields = '';
+    let count = 0;
+    for (const l of leases) {
+      keys.push(this.limitKey('concurrency', l.key));
+      fields += ` r ${l.id}`;
+      count += 2;
+    }
+    for (const c of charges) {
+      keys.push(this.limitKey(c.kind, c.key));
+      if (c.kind === 'window') {
+        fields += ` w ${c.windowMs} ${bucketMs(c.windowMs)} ${c.amount}`;
+        count += 4;
+      } else {
+        fields += ` c ${c.amount} ${Math.max(1, Math.round(c.ttlMs))}`;
+        count += 3;
+      }
+    }
+    return { keys, tokens: `c ${keys.length} ${count}${fields}` };
   }
 
   async release(leases: readonly Lease[]): Promise<void> {
     if (leases.length === 0) return;
-    const { keys, wire } = this.chargeArgs([], leases);
-    await this.limitCall('release', keys, { o: 'c', n: keys.length, c: wire });
+    const { keys, tokens } = this.chargeCall([], leases);
+    await this.limitCall('release', keys, tokens);
   }
 
+  /**
+   * Releases first, then the charges, in one limit call that waits (SETTLE_DELAY_MS at most) to travel
+   * with the next admission: it is made after the answer, so nobody waits on it but the accounting.
+   */
   async settle(charges: readonly Charge[], leases: readonly Lease[]): Promise<void> {
     if (charges.length === 0 && leases.length === 0) return;
-    // Releases first, then the charges, in one call of the script.
-    const { keys, wire } = this.chargeArgs(charges, leases);
-    await this.limitCall('charge', keys, { o: 'c', n: keys.length, c: wire });
+    const { keys, tokens } = this.chargeCall(charges, leases);
+    await this.limitCall('charge', keys, tokens, true);
   }
 
+  /** In the limit calls' order (a LIMITS call, not an MGET), so a settle made before is counted. */
   async readCounters(keys: readonly string[]): Promise<number[]> {
     if (keys.length === 0) return [];
-    const values = await this.run('read_counters', () => this.client.mget(...keys.map((k) => this.limitKey('counter', k))));
-    return values.map((v) => (v === null ? 0 : Number(v)));
+    const reply = await this.limitCall('read_counters', keys.map((k) => this.limitKey('counter', k)), `g ${keys.length} 0`);
+    return reply.split(' ').map(Number);
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -341,6 +416,16 @@ export class RedisStateStore implements StateStore {
   }
 
   async close(): Promise<void> {
+    // Settles still waiting for an admission to travel with go now, before the connection closes.
+    if (this.queued.length > 0) {
+      const pending = this.queued.map((c) => new Promise<void>((resolve) => {
+        const { resolve: ok, reject: fail } = c;
+        c.resolve = (r) => (ok(r), resolve());
+        c.reject = (e) => (fail(e), resolve());
+      }));
+      this.flushQueued();
+      await Promise.all(pending);
+    }
     this.handlers.clear();
     const all = [this.client, this.subscriber].filter((c): c is Redis | Cluster => c !== undefined);
     await Promise.all(

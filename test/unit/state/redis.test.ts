@@ -96,7 +96,7 @@ describe('redis state store', () => {
 });
 
 describe('redis limit calls', () => {
-  it('sends the calls beyond 64 in flight together as one script call, evaluated in order and exactly', async () => {
+  it('sends the calls made in one event-loop turn as one script call, evaluated in order and exactly', async () => {
     const prefix = `b${randomBytes(4).toString('hex')}:`;
     const store = new RedisStateStore({ url: redis.url, keyPrefix: prefix });
     const monitor = new Redis(redis.url);
@@ -107,16 +107,103 @@ describe('redis limit calls', () => {
       const results = await Promise.all(Array.from({ length: 100 }, () => store.admit([check])));
       expect(results.map((r) => r.ok)).toEqual([...Array(70).fill(true), ...Array(30).fill(false)]);
       expect(results.map((r) => r.states[0]!.used)).toEqual([...Array.from({ length: 70 }, (_, i) => i), ...Array(30).fill(70)]);
-      // 64 go out one by one; the 36 made while they travelled share one script call.
-      expect((await evalshaCalls(monitor)) - before).toBe(65);
+      expect((await evalshaCalls(monitor)) - before).toBe(1);
       const lease = { kind: 'concurrency', key: 'conc', limit: 1, leaseMs: 60_000 } as const;
       const first = await store.admit([lease]);
       expect(first.ok).toBe(true);
+      // The settle is made first, so the admission in the same script call finds the lease given back.
       const [, second] = await Promise.all([store.settle([{ kind: 'counter', key: 'spend', amount: 0.25, ttlMs: 60_000 }], first.ok ? first.leases : []), store.admit([lease])]);
       expect(second!.ok).toBe(true);
       expect(await store.readCounters(['spend'])).toEqual([0.25]);
     } finally {
       monitor.disconnect();
+      await store.close();
+    }
+  });
+
+  it('a settle travels with the next limit call, so the next inspect and counter read see it', async () => {
+    const store = new RedisStateStore({ url: redis.url, keyPrefix: `s${randomBytes(4).toString('hex')}:` });
+    const monitor = new Redis(redis.url);
+    try {
+      await store.ping();
+      const conc = { kind: 'concurrency', key: 'c', limit: 1, leaseMs: 60_000 } as const;
+      const tpm = { kind: 'window', key: 'tpm', windowMs: 60_000, limit: 1000, cost: 0 } as const;
+      const a = await store.admit([conc, tpm]);
+      expect(a.ok).toBe(true);
+      const before = await evalshaCalls(monitor);
+      // Not awaited: the settle waits for a call to travel with; the inspect made after it is that call.
+      const settled = store.settle(
+        [
+          { kind: 'window', key: 'tpm', windowMs: 60_000, amount: 120 },
+          { kind: 'counter', key: 'spend', amount: 1.5, ttlMs: 60_000 },
+        ],
+        a.ok ? a.leases : [],
+      );
+      const [states, counters] = await Promise.all([store.inspect([conc, tpm]), store.readCounters(['spend'])]);
+      await settled;
+      expect(states.map((x) => x.used)).toEqual([0, 120]);
+      expect(counters).toEqual([1.5]);
+      expect((await evalshaCalls(monitor)) - before).toBe(1);
+    } finally {
+      monitor.disconnect();
+      await store.close();
+    }
+  });
+
+  it('a settle on a quiet store goes by itself within a few milliseconds', async () => {
+    const prefix = `q${randomBytes(4).toString('hex')}:`;
+    const store = new RedisStateStore({ url: redis.url, keyPrefix: prefix });
+    const other = new RedisStateStore({ url: redis.url, keyPrefix: prefix });
+    try {
+      await store.ping();
+      const started = Date.now();
+      await store.settle([{ kind: 'counter', key: 'spend', amount: 2, ttlMs: 60_000 }], []);
+      expect(Date.now() - started).toBeLessThan(500);
+      expect(await other.readCounters(['spend'])).toEqual([2]);
+    } finally {
+      await Promise.all([store.close(), other.close()]);
+    }
+  });
+
+  it('close sends the settles still waiting before it disconnects', async () => {
+    const prefix = `x${randomBytes(4).toString('hex')}:`;
+    const store = new RedisStateStore({ url: redis.url, keyPrefix: prefix });
+    const other = new RedisStateStore({ url: redis.url, keyPrefix: prefix });
+    try {
+      const conc = { kind: 'concurrency', key: 'c', limit: 1, leaseMs: 60_000 } as const;
+      const a = await store.admit([conc]);
+      expect(a.ok).toBe(true);
+      const settled = store.settle([{ kind: 'counter', key: 'spend', amount: 3, ttlMs: 60_000 }], a.ok ? a.leases : []);
+      await store.close();
+      await settled;
+      expect(await other.readCounters(['spend'])).toEqual([3]);
+      expect((await other.inspect([conc]))[0]!.used).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a call that fails in a batch fails alone; a failing settle has given its leases back first', async () => {
+    const prefix = `e${randomBytes(4).toString('hex')}:`;
+    const store = new RedisStateStore({ url: redis.url, keyPrefix: prefix });
+    const admin = new Redis(redis.url);
+    try {
+      const conc = { kind: 'concurrency', key: 'c', limit: 1, leaseMs: 60_000 } as const;
+      const a = await store.admit([conc]);
+      expect(a.ok).toBe(true);
+      // A counter key holding something INCRBYFLOAT refuses: that settle's charge fails in the script.
+      await admin.set(`${prefix}c:spend`, 'not a number');
+      const rpm = { kind: 'window', key: 'rpm', windowMs: 60_000, limit: 5, cost: 1 } as const;
+      const [settled, admitted] = await Promise.allSettled([
+        store.settle([{ kind: 'counter', key: 'spend', amount: 1, ttlMs: 60_000 }], a.ok ? a.leases : []),
+        store.admit([rpm]),
+      ]);
+      expect(settled.status).toBe('rejected');
+      expect(((settled as PromiseRejectedResult).reason as Error).message).toMatch(/state store unavailable .*charge.*not a valid float/);
+      expect(admitted.status === 'fulfilled' && admitted.value.ok).toBe(true);
+      expect((await store.inspect([conc]))[0]!.used).toBe(0);
+    } finally {
+      admin.disconnect();
       await store.close();
     }
   });
