@@ -125,11 +125,29 @@ local function window_read(key, windowMs, width)
   end
   return live, sum
 end
--- Adds an amount to the current bucket of the live buckets just read, and stores the window.
-local function window_add(key, live, windowMs, width, amount)
-  local bucket = math.floor(now / width)
+`;
+
+// What a script run reads of a key it keeps, and writes back once at its end (a window) or as it
+// goes (leases, counters): a batch of calls that touch one key's windows, budget and leases pays the
+// reads and the window writes once, not once per call. Nobody sees the state between two calls of one
+// script run, so the outcome is that of the calls run one by one.
+const BATCH_STATE = `
+local W, C, L = {}, {}, {}
+-- A window's live buckets and their sum, read once (a key is always used with one window length).
+local function win(key, w, b)
+  local e = W[key]
+  if not e then
+    local live, sum = window_read(key, w, b)
+    e = { live = live, sum = sum, w = w, b = b, dirty = false }
+    W[key] = e
+  end
+  return e
+end
+-- Adds an amount to the current bucket (usually the last one or a new one at the end; a clock that
+-- stepped back finds its place).
+local function win_add(e, amount)
+  local live, bucket = e.live, math.floor(now / e.b)
   local at = #live + 1
-  -- Usually the last bucket or a new one at the end; a clock that stepped back finds its place.
   while at > 1 and live[at - 2] > bucket do at = at - 2 end
   if at > 1 and live[at - 2] == bucket then
     live[at - 1] = live[at - 1] + amount
@@ -137,8 +155,37 @@ local function window_add(key, live, windowMs, width, amount)
     table.insert(live, at, amount)
     table.insert(live, at, bucket)
   end
-  local ttl = leaves_at(live[#live - 1], width, windowMs) - now
-  redis.call('SET', key, struct.pack(pairs_fmt(#live / 2), unpack(live)), 'PX', math.max(1, ttl))
+  e.sum = e.sum + amount
+  e.dirty = true
+end
+local function win_flush()
+  for key, e in pairs(W) do
+    if e.dirty then
+      local live = e.live
+      local ttl = leaves_at(live[#live - 1], e.b, e.w) - now
+      redis.call('SET', key, struct.pack(pairs_fmt(#live / 2), unpack(live)), 'PX', math.max(1, ttl))
+    end
+  end
+end
+-- A period counter's stored text (false when absent), read once, then kept by the charges' replies.
+local function ctr(key)
+  local v = C[key]
+  if v == nil then
+    v = redis.call('GET', key)
+    C[key] = v
+  end
+  return v
+end
+-- A lease set: expired leases pruned once (the clock stands still in a script run), so the live count
+-- is the set's size, kept as leases are added and removed.
+local function lease_set(key)
+  local e = L[key]
+  if not e then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+    e = { n = redis.call('ZCARD', key) }
+    L[key] = e
+  end
+  return e
 end
 `;
 
@@ -148,19 +195,18 @@ end
 const LIMIT_CALLS = `
 -- checks: 'w' windowMs width limit cost | 'c' limit | 'l' limit leaseMs leaseId.
 -- Reply: "<ok 1|0> <failed index|-1> <retry ms> <used> <reset ms> <used> <reset ms> …", a state per check.
--- A counter's or lease set's reset costs a call more (PTTL / ZRANGEBYSCORE): it is read when
--- inspecting or refusing, and left 0 ("unknown") on an admission that passes, which uses only rpm/tpm resets.
+-- A counter's or lease set's reset costs a call more (PTTL / ZRANGE): it is read when inspecting or
+-- refusing, and left 0 ("unknown") on an admission that passes, which uses only rpm/tpm resets.
 local function admit_call(base, n, tk, p, charge)
-  local out, failed, retry, windows, todo = {}, -1, 0, {}, {}
+  local out, failed, retry, todo = {}, -1, 0, {}
   for i = 1, n do
     local key, k = KEYS[base + i], tk[p]
     local used, reset, pass, wait = 0, 0, true, 0
     if k == 'w' then
       local w, b, l, cost = tonumber(tk[p + 1]), tonumber(tk[p + 2]), tonumber(tk[p + 3]), tonumber(tk[p + 4])
       p = p + 5
-      local live, sum = window_read(key, w, b)
-      -- By key: a key checked twice is recorded twice onto one table, as the hash's increments were.
-      if not windows[key] then windows[key] = live end
+      local e = win(key, w, b)
+      local live, sum = e.live, e.sum
       used = sum
       if #live > 0 then reset = math.max(0, leaves_at(live[1], b, w) - now) end
       pass = sum < l and sum + cost <= l
@@ -178,12 +224,12 @@ local function admit_call(base, n, tk, p, charge)
           end
         end
       elseif cost > 0 then
-        todo[#todo + 1] = { 'w', key, w, b, cost }
+        todo[#todo + 1] = { e, cost }
       end
     elseif k == 'c' then
       local l = tonumber(tk[p + 1])
       p = p + 2
-      used = tonumber(redis.call('GET', key) or '0')
+      used = tonumber(ctr(key) or '0')
       pass = used < l
       if not pass or not charge then
         local ttl = redis.call('PTTL', key)
@@ -193,15 +239,14 @@ local function admit_call(base, n, tk, p, charge)
     else
       local l, m, id = tonumber(tk[p + 1]), tonumber(tk[p + 2]), tk[p + 3]
       p = p + 4
-      -- Live leases are those not yet expired; expired ones are pruned when the key's TTL is renewed.
-      used = redis.call('ZCOUNT', key, '(' .. now, '+inf')
+      local e = lease_set(key)
+      used = e.n
       pass = used < l
       if used > 0 and (not pass or not charge) then
-        local first = redis.call('ZRANGEBYSCORE', key, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-        reset = math.max(0, tonumber(first[2]) - now)
+        reset = math.max(0, tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) - now)
       end
       if not pass then wait = reset end
-      todo[#todo + 1] = { 'l', key, m, id }
+      todo[#todo + 1] = { e, m, id, key }
     end
     out[#out + 1] = used
     out[#out + 1] = reset
@@ -212,15 +257,18 @@ local function admit_call(base, n, tk, p, charge)
   end
   if failed < 0 and charge then
     for _, t in ipairs(todo) do
-      if t[1] == 'w' then
-        window_add(t[2], windows[t[2]], t[3], t[4], t[5])
+      if t[4] == nil then
+        win_add(t[1], t[2])
       else
-        redis.call('ZADD', t[2], now + t[3], t[4])
-        -- The key outlives its longest lease. Renewed to twice the lease time, so most admissions find
-        -- it long enough; renewing is also when leases of crashed holders leave.
-        if redis.call('PTTL', t[2]) < t[3] then
-          redis.call('ZREMRANGEBYSCORE', t[2], '-inf', now)
-          redis.call('PEXPIRE', t[2], 2 * t[3])
+        local e, m = t[1], t[2]
+        redis.call('ZADD', t[4], now + m, t[3])
+        e.n = e.n + 1
+        -- The key outlives its longest lease; renewed to twice the lease time, so most admissions
+        -- find it long enough.
+        if e.ttl == nil then e.ttl = redis.call('PTTL', t[4]) end
+        if e.ttl < m then
+          redis.call('PEXPIRE', t[4], 2 * m)
+          e.ttl = 2 * m
         end
       end
     end
@@ -234,20 +282,20 @@ local function charge_call(base, n, tk, p)
   for i = 1, n do
     local key, k = KEYS[base + i], tk[p]
     if k == 'r' then
-      redis.call('ZREM', key, tk[p + 1])
+      local gone = redis.call('ZREM', key, tk[p + 1])
+      local e = L[key]
+      if e then e.n = e.n - gone end
       p = p + 2
     elseif k == 'w' then
       local w, b, a = tonumber(tk[p + 1]), tonumber(tk[p + 2]), tonumber(tk[p + 3])
       p = p + 4
-      if a ~= 0 then
-        local live = window_read(key, w, b)
-        window_add(key, live, w, b, a)
-      end
+      if a ~= 0 then win_add(win(key, w, b), a) end
     else
-      if redis.call('EXISTS', key) == 1 then
-        redis.call('INCRBYFLOAT', key, tk[p + 1])
+      if ctr(key) then
+        C[key] = redis.call('INCRBYFLOAT', key, tk[p + 1])
       else
         redis.call('SET', key, tk[p + 1], 'PX', tk[p + 2])
+        C[key] = tk[p + 1]
       end
       p = p + 3
     end
@@ -258,7 +306,7 @@ end
 -- Period counters' values, in order ("0" for an absent one).
 local function read_call(base, n)
   local out = {}
-  for i = 1, n do out[i] = redis.call('GET', KEYS[base + i]) or '0' end
+  for i = 1, n do out[i] = ctr(KEYS[base + i]) or '0' end
   return table.concat(out, ' ')
 end
 `;
@@ -275,6 +323,7 @@ end
 export const LIMITS = `
 ${NOW}
 ${WINDOW_HELPERS}
+${BATCH_STATE}
 ${LIMIT_CALLS}
 local tk, t = {}, 0
 for w in string.gmatch(ARGV[1], '%S+') do
@@ -297,5 +346,6 @@ while p <= t do
   base = base + n
   p = p + 3 + m
 end
+win_flush()
 return out
 `;

@@ -121,6 +121,42 @@ describe('redis limit calls', () => {
     }
   });
 
+  it('counts leases, tokens and spend exactly when one script call carries many calls on the same keys', async () => {
+    const store = new RedisStateStore({ url: redis.url, keyPrefix: `m${randomBytes(4).toString('hex')}:` });
+    const monitor = new Redis(redis.url);
+    try {
+      await store.ping();
+      const conc = { kind: 'concurrency', key: 'c', limit: 3, leaseMs: 60_000 } as const;
+      const tpm = { kind: 'window', key: 'tpm', windowMs: 60_000, limit: 250, cost: 0 } as const;
+      const budget = { kind: 'counter', key: 'spend', limit: 10 } as const;
+      const before = await evalshaCalls(monitor);
+      const first = await Promise.all(Array.from({ length: 5 }, () => store.admit([conc, tpm, budget])));
+      expect(first.map((r) => r.ok)).toEqual([true, true, true, false, false]);
+      expect(first.map((r) => r.states[0]!.used)).toEqual([0, 1, 2, 3, 3]);
+      const leases = first.flatMap((r) => (r.ok ? r.leases : []));
+      // In one turn: two settles (each gives a lease back and charges 100 tokens and 4 of spend), then
+      // three admissions: two find a free slot; the third finds the tokens (200) and spend (8) of both.
+      const settle = (i: number) =>
+        store.settle(
+          [
+            { kind: 'window', key: 'tpm', windowMs: 60_000, amount: 100 },
+            { kind: 'counter', key: 'spend', amount: 4, ttlMs: 60_000 },
+          ],
+          [leases[i]!],
+        );
+      const [, , a, b, c] = await Promise.all([settle(0), settle(1), store.admit([conc, tpm, budget]), store.admit([conc, tpm, budget]), store.admit([conc, tpm, budget])]);
+      expect([a!.ok, b!.ok, c!.ok]).toEqual([true, true, false]);
+      expect(c!.states.map((x) => x.used)).toEqual([3, 200, 8]);
+      expect((await evalshaCalls(monitor)) - before).toBe(2);
+      // What was written back at the end of those script calls is what a fresh reader sees.
+      expect((await store.inspect([conc, tpm])).map((x) => x.used)).toEqual([3, 200]);
+      expect(await store.readCounters(['spend'])).toEqual([8]);
+    } finally {
+      monitor.disconnect();
+      await store.close();
+    }
+  });
+
   it('a settle travels with the next limit call, so the next inspect and counter read see it', async () => {
     const store = new RedisStateStore({ url: redis.url, keyPrefix: `s${randomBytes(4).toString('hex')}:` });
     const monitor = new Redis(redis.url);
