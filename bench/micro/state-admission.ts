@@ -56,10 +56,16 @@ async function redisCpuUs(client: Redis): Promise<number> {
   return (num('used_cpu_sys') + num('used_cpu_user')) * 1e6;
 }
 
-async function measure(name: string, store: StateStore, serverCpu?: () => Promise<number>): Promise<void> {
+async function scriptCalls(client: Redis): Promise<number> {
+  const stats = await client.info('commandstats');
+  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}
+
+async function measure(name: string, store: StateStore, serverCpu?: () => Promise<number>, calls?: () => Promise<number>): Promise<void> {
   await drive(store, 2_000); // warm-up: JIT, first records
   for (let round = 1; round <= 3; round++) {
     const s0 = serverCpu ? await serverCpu() : 0;
+    const k0 = calls ? await calls() : 0;
     const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     await drive(store, REQUESTS);
@@ -68,8 +74,9 @@ async function measure(name: string, store: StateStore, serverCpu?: () => Promis
     const s1 = serverCpu ? await serverCpu() : 0;
     const client = (c.user + c.system) / REQUESTS;
     const server = serverCpu ? ` + server ${((s1 - s0) / REQUESTS).toFixed(1)} µs` : '';
+    const perCall = calls ? `; ${(((await calls()) - k0) / REQUESTS).toFixed(2)} script calls per request` : '';
     process.stdout.write(
-      `${name.padEnd(6)} round ${round}: client ${client.toFixed(1)} µs${server} CPU per admit+settle; ${(REQUESTS / (wallUs / 1e6)).toFixed(0)}/s at ${INFLIGHT} in flight\n`,
+      `${name.padEnd(6)} round ${round}: client ${client.toFixed(1)} µs${server} CPU per admit+settle; ${(REQUESTS / (wallUs / 1e6)).toFixed(0)}/s at ${INFLIGHT} in flight${perCall}\n`,
     );
   }
 }
@@ -87,7 +94,7 @@ try {
     const store = new RedisStateStore({ url: server.url, keyPrefix: 'micro:' });
     const probe = new Redis(server.url);
     try {
-      await measure('redis', store, () => redisCpuUs(probe));
+      await measure('redis', store, () => redisCpuUs(probe), () => scriptCalls(probe));
     } finally {
       probe.disconnect();
       await store.close();

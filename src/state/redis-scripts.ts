@@ -127,8 +127,8 @@ local function window_read(key, windowMs, width)
 end
 `;
 
-// What a script run reads of a key it keeps, and writes back once at its end (a window) or as it
-// goes (leases, counters): a batch of calls that touch one key's windows, budget and leases pays the
+// What a script run reads of a key it keeps, and writes back once at its end (windows, counters) or
+// as it goes (leases): a batch of calls that touch one key's windows, budget and leases pays the
 // reads and the window writes once, not once per call. Nobody sees the state between two calls of one
 // script run, so the outcome is that of the calls run one by one.
 const BATCH_STATE = `
@@ -167,14 +167,35 @@ local function win_flush()
     end
   end
 end
--- A period counter's stored text (false when absent), read once, then kept by the charges' replies.
+-- A period counter: its value read once ({v = false} when absent); charges to an existing counter
+-- add up here and go as one INCRBYFLOAT per key at the end (the caller's own decimal when it was
+-- one charge). A charge creates an absent counter at once, with its period's TTL.
 local function ctr(key)
-  local v = C[key]
-  if v == nil then
-    v = redis.call('GET', key)
-    C[key] = v
+  local e = C[key]
+  if not e then
+    local raw = redis.call('GET', key)
+    e = { v = raw and tonumber(raw) }
+    if raw and not e.v then error('counter ' .. key .. ' holds "' .. raw .. '", not a number', 0) end
+    C[key] = e
   end
-  return v
+  return e
+end
+local function ctr_add(key, text, ttl)
+  local e = ctr(key)
+  local a = tonumber(text)
+  if not e.v then
+    redis.call('SET', key, text, 'PX', ttl)
+    e.v = a
+  else
+    e.v = e.v + a
+    e.text = e.add and string.format('%.17g', e.add + a) or text
+    e.add = (e.add or 0) + a
+  end
+end
+local function ctr_flush()
+  for key, e in pairs(C) do
+    if e.add then redis.call('INCRBYFLOAT', key, e.text) end
+  end
 end
 -- A lease set: expired leases pruned once (the clock stands still in a script run), so the live count
 -- is the set's size, kept as leases are added and removed.
@@ -229,7 +250,7 @@ local function admit_call(base, n, tk, p, charge)
     elseif k == 'c' then
       local l = tonumber(tk[p + 1])
       p = p + 2
-      used = tonumber(ctr(key) or '0')
+      used = ctr(key).v or 0
       pass = used < l
       if not pass or not charge then
         local ttl = redis.call('PTTL', key)
@@ -291,12 +312,7 @@ local function charge_call(base, n, tk, p)
       p = p + 4
       if a ~= 0 then win_add(win(key, w, b), a) end
     else
-      if ctr(key) then
-        C[key] = redis.call('INCRBYFLOAT', key, tk[p + 1])
-      else
-        redis.call('SET', key, tk[p + 1], 'PX', tk[p + 2])
-        C[key] = tk[p + 1]
-      end
+      ctr_add(key, tk[p + 1], tk[p + 2])
       p = p + 3
     end
   end
@@ -306,7 +322,7 @@ end
 -- Period counters' values, in order ("0" for an absent one).
 local function read_call(base, n)
   local out = {}
-  for i = 1, n do out[i] = ctr(KEYS[base + i]) or '0' end
+  for i = 1, n do out[i] = ctr(KEYS[base + i]).v or 0 end
   return table.concat(out, ' ')
 end
 `;
@@ -347,5 +363,6 @@ while p <= t do
   p = p + 3 + m
 end
 win_flush()
+ctr_flush()
 return out
 `;

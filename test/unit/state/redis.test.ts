@@ -235,7 +235,7 @@ describe('redis limit calls', () => {
         store.admit([rpm]),
       ]);
       expect(settled.status).toBe('rejected');
-      expect(((settled as PromiseRejectedResult).reason as Error).message).toMatch(/state store unavailable .*charge.*not a valid float/);
+      expect(((settled as PromiseRejectedResult).reason as Error).message).toMatch(/state store unavailable .*charge.*not a number/);
       expect(admitted.status === 'fulfilled' && admitted.value.ok).toBe(true);
       expect((await store.inspect([conc]))[0]!.used).toBe(0);
     } finally {
