@@ -41,13 +41,6 @@ interface LimitCall {
  * event-loop turn already travel together (flushQueued); this bounds the turns outstanding.
  */
 const MAX_IN_FLIGHT = 64;
-/**
- * How long a settle may wait for an admission to travel with (it is off the request path: the
- * answer has gone). Long enough that a busy gateway sends nearly every settle inside an admission's
- * script call, short enough that other instances see the charges and the freed lease at once.
- */
-const SETTLE_DELAY_MS = 5;
-
 export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
   private readonly client: Redis | Cluster;
@@ -64,15 +57,10 @@ export class RedisStateStore implements StateStore {
   /** Limit calls waiting to go, in the order made: they go together in the next script call. */
   private queued: LimitCall[] = [];
   private inFlight = 0;
-  /** A flush is scheduled for the end of this event-loop turn (setImmediate) / after SETTLE_DELAY_MS. */
+  /** A flush is scheduled for the end of this event-loop turn (setImmediate). */
   private flushSoon = false;
-  private settleTimer: NodeJS.Timeout | undefined;
   private readonly flushNow = (): void => {
     this.flushSoon = false;
-    this.flushQueued();
-  };
-  private readonly flushSettles = (): void => {
-    this.settleTimer = undefined;
     this.flushQueued();
   };
   /** ioredis's Command, for limit calls sent without its auto-pipelining (see flushQueued). */
@@ -158,21 +146,18 @@ export class RedisStateStore implements StateStore {
   /**
    * Limit calls made in one event-loop turn go together, as one LIMITS script call, at the end of
    * the turn (setImmediate: when ioredis's auto-pipelining would have written them anyway), so the
-   * script's fixed cost on both sides is paid once per turn rather than per call. A settle (`defer`)
-   * waits up to SETTLE_DELAY_MS for such a call, usually the next request's admission. Each call is
-   * still evaluated on its own, in the order made, inside the script: a settle made before an
-   * inspect is seen by it.
+   * script's fixed cost on both sides, and its reads of a key's state, are paid once per turn rather
+   * than per call. A busy gateway's turn holds several requests' admissions and the settles of the
+   * answers that ended in it. Each call is still evaluated on its own, in the order made, inside the
+   * script: a settle made before an inspect is seen by it. (Settles are not held back longer to wait
+   * for an admission: another instance's next admission would then miss this one's last charges.)
    */
-  private limitCall(op: string, keys: string[], tokens: string, defer = false): Promise<string> {
+  private limitCall(op: string, keys: string[], tokens: string): Promise<string> {
     return new Promise((resolve, reject) => {
       this.queued.push({ op, keys, tokens, resolve, reject });
-      if (!defer) {
-        if (!this.flushSoon) {
-          this.flushSoon = true;
-          setImmediate(this.flushNow);
-        }
-      } else if (this.settleTimer === undefined && !this.flushSoon) {
-        this.settleTimer = setTimeout(this.flushSettles, SETTLE_DELAY_MS);
+      if (!this.flushSoon) {
+        this.flushSoon = true;
+        setImmediate(this.flushNow);
       }
     });
   }
@@ -181,10 +166,6 @@ export class RedisStateStore implements StateStore {
     const batch = this.queued;
     if (batch.length === 0 || this.inFlight >= MAX_IN_FLIGHT) return;
     this.queued = [];
-    if (this.settleTimer !== undefined) {
-      clearTimeout(this.settleTimer);
-      this.settleTimer = undefined;
-    }
     this.inFlight++;
     let keys: string[];
     let tokens: string;
@@ -204,7 +185,7 @@ export class RedisStateStore implements StateStore {
     this.sendScript(SCRIPTS.limits, keys, tokens).then(
       (raw) => {
         this.inFlight--;
-        if (this.queued.length > 0 && !this.flushSoon && this.settleTimer === undefined) this.flushQueued();
+        if (this.queued.length > 0 && !this.flushSoon) this.flushQueued();
         const replies = raw as string[];
         for (let i = 0; i < batch.length; i++) {
           const c = batch[i]!;
@@ -215,7 +196,7 @@ export class RedisStateStore implements StateStore {
       },
       (err: unknown) => {
         this.inFlight--;
-        if (this.queued.length > 0 && !this.flushSoon && this.settleTimer === undefined) this.flushQueued();
+        if (this.queued.length > 0 && !this.flushSoon) this.flushQueued();
         for (const c of batch) c.reject(this.unavailable(c.op, err));
       },
     );
@@ -362,14 +343,11 @@ export class RedisStateStore implements StateStore {
     await this.limitCall('release', keys, tokens);
   }
 
-  /**
-   * Releases first, then the charges, in one limit call that waits (SETTLE_DELAY_MS at most) to travel
-   * with the next admission: it is made after the answer, so nobody waits on it but the accounting.
-   */
+  /** Releases first, then the charges, in one limit call (with the other calls of this turn). */
   async settle(charges: readonly Charge[], leases: readonly Lease[]): Promise<void> {
     if (charges.length === 0 && leases.length === 0) return;
     const { keys, tokens } = this.chargeCall(charges, leases);
-    await this.limitCall('charge', keys, tokens, true);
+    await this.limitCall('charge', keys, tokens);
   }
 
   /** In the limit calls' order (a LIMITS call, not an MGET), so a settle made before is counted. */
@@ -416,7 +394,7 @@ export class RedisStateStore implements StateStore {
   }
 
   async close(): Promise<void> {
-    // Settles still waiting for an admission to travel with go now, before the connection closes.
+    // Calls still waiting for the end of this turn (the last settles) go now, before the connection closes.
     if (this.queued.length > 0) {
       const pending = this.queued.map((c) => new Promise<void>((resolve) => {
         const { resolve: ok, reject: fail } = c;
