@@ -71,6 +71,10 @@ async function main(): Promise<void> {
       const num = (k: string) => Number(new RegExp(`${k}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
       return num('used_cpu_user') + num('used_cpu_sys');
     };
+    const scriptCalls = async (): Promise<number> => {
+      const stats = await probe.info('commandstats');
+      return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0) + Number(/cmdstat_eval:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+    };
     const gateways = {} as Record<Variant, Service>;
     for (const v of VARIANTS) {
       const port = await freePort();
@@ -118,15 +122,17 @@ async function main(): Promise<void> {
         const t = target(v);
         const g0 = cpuSeconds(gateways[v].pid);
         const r0 = usesRedis ? await redisCpuS() : 0;
+        const k0 = usesRedis ? await scriptCalls() : 0;
         const sat = await saturate({ url: t.origin + t.path, headers: t.headers, body: t.body }, connections, durationS);
         const gUs = ((cpuSeconds(gateways[v].pid) - g0) * 1e6) / sat.ok;
         // The probe's own INFO call is in the delta too: a few µs over a whole round.
         const rUs = usesRedis ? (((await redisCpuS()) - r0) * 1e6) / sat.ok : 0;
+        const calls = usesRedis ? ((await scriptCalls()) - k0) / sat.ok : 0;
         rps[v].push(sat.rps);
         gwCpu[v].push(gUs);
         redisCpu[v].push(rUs);
         log(
-          `run ${run + 1}/${runs} ${v.padEnd(5)} saturation: ${Math.round(sat.rps)}/s, gateway ${gUs.toFixed(0)} µs CPU/req, redis-server ${rUs.toFixed(1)} µs CPU/req (non-2xx ${sat.non2xx}, errors ${sat.errors})`,
+          `run ${run + 1}/${runs} ${v.padEnd(5)} saturation: ${Math.round(sat.rps)}/s, gateway ${gUs.toFixed(0)} µs CPU/req, redis-server ${rUs.toFixed(1)} µs CPU/req, ${calls.toFixed(2)} script calls/req (non-2xx ${sat.non2xx}, errors ${sat.errors})`,
         );
         if (r.failures > 0 || sat.non2xx > 0 || sat.errors > 0) throw new Error(`${v}: requests failed (${r.firstFailure ?? `${sat.non2xx} non-2xx`})`);
       }

@@ -132,7 +132,25 @@ end
 // reads and the window writes once, not once per call. Nobody sees the state between two calls of one
 // script run, so the outcome is that of the calls run one by one.
 const BATCH_STATE = `
-local W, C, L = {}, {}, {}
+local W, C, L, NUM, TXT = {}, {}, {}, {}, {}
+-- Number <-> text, remembered for the script run: the calls of a batch repeat the same window lengths,
+-- limits, costs and resets, and strtod / sprintf were a tenth of the server's time per call.
+local function num(s)
+  local v = NUM[s]
+  if v == nil then
+    v = tonumber(s)
+    NUM[s] = v
+  end
+  return v
+end
+local function txt(v)
+  local s = TXT[v]
+  if s == nil then
+    s = tostring(v)
+    TXT[v] = s
+  end
+  return s
+end
 -- A window's live buckets and their sum, read once (a key is always used with one window length).
 local function win(key, w, b)
   local e = W[key]
@@ -182,7 +200,7 @@ local function ctr(key)
 end
 local function ctr_add(key, text, ttl)
   local e = ctr(key)
-  local a = tonumber(text)
+  local a = num(text)
   if not e.v then
     redis.call('SET', key, text, 'PX', ttl)
     e.v = a
@@ -224,7 +242,7 @@ local function admit_call(base, n, tk, p, charge)
     local key, k = KEYS[base + i], tk[p]
     local used, reset, pass, wait = 0, 0, true, 0
     if k == 'w' then
-      local w, b, l, cost = tonumber(tk[p + 1]), tonumber(tk[p + 2]), tonumber(tk[p + 3]), tonumber(tk[p + 4])
+      local w, b, l, cost = num(tk[p + 1]), num(tk[p + 2]), num(tk[p + 3]), num(tk[p + 4])
       p = p + 5
       local e = win(key, w, b)
       local live, sum = e.live, e.sum
@@ -248,7 +266,7 @@ local function admit_call(base, n, tk, p, charge)
         todo[#todo + 1] = { e, cost }
       end
     elseif k == 'c' then
-      local l = tonumber(tk[p + 1])
+      local l = num(tk[p + 1])
       p = p + 2
       used = ctr(key).v or 0
       pass = used < l
@@ -258,7 +276,7 @@ local function admit_call(base, n, tk, p, charge)
         wait = reset
       end
     else
-      local l, m, id = tonumber(tk[p + 1]), tonumber(tk[p + 2]), tk[p + 3]
+      local l, m, id = num(tk[p + 1]), num(tk[p + 2]), tk[p + 3]
       p = p + 4
       local e = lease_set(key)
       used = e.n
@@ -269,8 +287,8 @@ local function admit_call(base, n, tk, p, charge)
       if not pass then wait = reset end
       todo[#todo + 1] = { e, m, id, key }
     end
-    out[#out + 1] = used
-    out[#out + 1] = reset
+    out[#out + 1] = txt(used)
+    out[#out + 1] = txt(reset)
     if not pass then
       if failed < 0 then failed = i - 1 end
       if wait > retry then retry = wait end
@@ -282,7 +300,7 @@ local function admit_call(base, n, tk, p, charge)
         win_add(t[1], t[2])
       else
         local e, m = t[1], t[2]
-        redis.call('ZADD', t[4], now + m, t[3])
+        redis.call('ZADD', t[4], txt(now + m), t[3])
         e.n = e.n + 1
         -- The key outlives its longest lease; renewed to twice the lease time, so most admissions
         -- find it long enough.
@@ -294,7 +312,7 @@ local function admit_call(base, n, tk, p, charge)
       end
     end
   end
-  return (failed < 0 and '1 ' or '0 ') .. failed .. ' ' .. retry .. ' ' .. table.concat(out, ' ')
+  return (failed < 0 and '1 -1 0 ' or '0 ' .. failed .. ' ' .. retry .. ' ') .. table.concat(out, ' ')
 end
 
 -- charges: 'r' leaseId (a lease given back) | 'w' windowMs width amount | 'c' amount ttlMs (counter
@@ -308,7 +326,7 @@ local function charge_call(base, n, tk, p)
       if e then e.n = e.n - gone end
       p = p + 2
     elseif k == 'w' then
-      local w, b, a = tonumber(tk[p + 1]), tonumber(tk[p + 2]), tonumber(tk[p + 3])
+      local w, b, a = num(tk[p + 1]), num(tk[p + 2]), num(tk[p + 3])
       p = p + 4
       if a ~= 0 then win_add(win(key, w, b), a) end
     else
@@ -348,7 +366,7 @@ for w in string.gmatch(ARGV[1], '%S+') do
 end
 local out, base, p = {}, 0, 1
 while p <= t do
-  local op, n, m = tk[p], tonumber(tk[p + 1]), tonumber(tk[p + 2])
+  local op, n, m = tk[p], num(tk[p + 1]), num(tk[p + 2])
   local ok, reply
   if op == 'c' then
     ok, reply = pcall(charge_call, base, n, tk, p + 3)
