@@ -238,6 +238,12 @@ describe('redis limit calls', () => {
       expect(((settled as PromiseRejectedResult).reason as Error).message).toMatch(/state store unavailable .*charge.*not a number/);
       expect(admitted.status === 'fulfilled' && admitted.value.ok).toBe(true);
       expect((await store.inspect([conc]))[0]!.used).toBe(0);
+      // Redis's own refusal (a lease key of the wrong type) fails that admission alone, with Redis's words.
+      await admin.set(`${prefix}l:broken`, 'a string');
+      const [broken, fine] = await Promise.allSettled([store.admit([{ kind: 'concurrency', key: 'broken', limit: 1, leaseMs: 1000 }]), store.admit([rpm])]);
+      expect(broken.status).toBe('rejected');
+      expect(((broken as PromiseRejectedResult).reason as Error).message).toMatch(/state store unavailable .*admit.*WRONGTYPE/);
+      expect(fine.status === 'fulfilled' && fine.value.ok && fine.value.states[0]!.used).toBe(1);
     } finally {
       admin.disconnect();
       await store.close();
