@@ -41,6 +41,7 @@ interface LimitCall {
  * event-loop turn already travel together (flushQueued); this bounds the turns outstanding.
  */
 const MAX_IN_FLIGHT = 64;
+
 export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
   private readonly client: Redis | Cluster;
