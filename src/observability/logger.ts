@@ -1,6 +1,7 @@
 // pino options for the gateway: the level from config, credentials redacted wherever they could be
 // logged as structured fields, and a masker for secrets that end up inside free text (upstream error
 // bodies, exception messages). Nothing here logs per stream event: the hot path never calls pino.
+import { writeSync } from 'node:fs';
 import { destination as pinoDestination, pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export const REDACTED = '[redacted]';
@@ -59,7 +60,7 @@ export const LOG_BATCH_BYTES = 16 * 1024;
  * process.exit, a crash). One per process, shared by every logger.
  */
 export function bufferedStdout(): DestinationStream {
-  stdoutSink ??= gatherLines(pinoDestination({ dest: 1, sync: false, minLength: 0, maxWrite: 4 * LOG_BATCH_BYTES }));
+  stdoutSink ??= gatherLines(pinoDestination({ dest: 1, sync: false, minLength: 0, maxWrite: 4 * LOG_BATCH_BYTES }), 1);
   return stdoutSink;
 }
 
@@ -75,9 +76,10 @@ interface SonicBoomLike extends DestinationStream {
  * sonic-boom's own buffering measures the byte length of its whole pending buffer (a string it grows
  * by concatenation, flattened by that measurement) on every line: ~5 µs per request line against
  * ~0.7 µs for an array push and one join per batch. Its flush, flushSync, end and destroy (what pino's
- * exit hook calls on this very object) first hand over the gathered lines, so none is lost or reordered.
+ * exit hook calls on this very object) take the gathered lines too, after what it holds: none is lost
+ * or reordered.
  */
-function gatherLines(sonic: SonicBoomLike): DestinationStream {
+function gatherLines(sonic: SonicBoomLike, fd: number): DestinationStream {
   const pass = sonic.write.bind(sonic);
   let lines: string[] = [];
   let chars = 0;
@@ -103,14 +105,44 @@ function gatherLines(sonic: SonicBoomLike): DestinationStream {
     }
     return true;
   };
-  for (const name of ['flush', 'flushSync', 'end', 'destroy'] as const) {
+  for (const name of ['flush', 'end', 'destroy'] as const) {
     const original = sonic[name].bind(sonic) as (...args: unknown[]) => void;
     sonic[name] = (...args: unknown[]) => {
       handOver();
       original(...args);
     };
   }
+  // At exit: handed over, the lines would start an async write the process may not live to finish.
+  // sonic-boom writes what it holds synchronously, then the gathered lines follow, synchronously too.
+  const flushSync = sonic.flushSync.bind(sonic);
+  sonic.flushSync = () => {
+    flushSync();
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (lines.length === 0) return;
+    const batch = lines.join('');
+    lines = [];
+    chars = 0;
+    writeAllSync(fd, batch);
+  };
   return sonic;
+}
+
+/** The whole text to `fd` now, through partial writes and EAGAIN (a non-blocking pipe); dropped when
+ * the destination is gone (EPIPE and the like): there is nobody left to tell. */
+function writeAllSync(fd: number, text: string): void {
+  let buf = Buffer.from(text, 'utf8');
+  for (let retries = 0; buf.length > 0; ) {
+    try {
+      buf = buf.subarray(writeSync(fd, buf));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'EAGAIN' && code !== 'EBUSY') || ++retries > 100) return;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
 }
 
 /** A logger with the gateway's options; `destination` for tests and custom sinks (default: buffered stdout). */
