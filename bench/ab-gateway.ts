@@ -11,6 +11,9 @@
 // --rate N: open-loop at N requests/s (lib/fixed-rate.ts) instead of saturation.
 // --store: one build (--b, default dist/main.js) and ONE gateway process; A sends `store: false`, B leaves
 // `store` unset (the Responses default: the answer is stored). B − A is what storing costs per request.
+// --store-false: both builds are sent `store: false` (the Responses-door lanes without the store path).
+// --log-level-a LEVEL / --log-level-b LEVEL: that build's `log.level` (default: unset, i.e. info).
+// --node-flags-a 'FLAGS' / --node-flags-b 'FLAGS': node options for that build's process (e.g. --max-semi-space-size=32).
 // --syscalls: instead of CPU, count each build's system calls per request with `strace -c` attached for
 // one burst (strace slows the gateway many times over: the counts are the figure, not the timing).
 import { spawn } from 'node:child_process';
@@ -55,10 +58,10 @@ async function main(): Promise<void> {
       if (storeAB && k === 'A') continue;
       const port = await freePort();
       const config = path.join(tmp, `gateway-${k}.yaml`);
-      writeGatewayConfig(config, { port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 2048 });
+      writeGatewayConfig(config, { port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 2048, logLevel: flags.get(`log-level-${k.toLowerCase()}`) });
       const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
       delete env.SWITCHYARD_CONFIG;
-      gateways[k] = await startService({ name: `gateway-${k}`, cwd: REPO, args: [entries[k], '--config', config], port, stdoutFile: path.join(tmp, `gateway-${k}.log`), env });
+      gateways[k] = await startService({ name: `gateway-${k}`, cwd: REPO, args: [...(flags.get(`node-flags-${k.toLowerCase()}`)?.split(' ').filter(Boolean) ?? []), entries[k], '--config', config], port, stdoutFile: path.join(tmp, `gateway-${k}.log`), env });
     }
     if (storeAB) {
       if (lane.door !== 'responses') throw new Error('--store: a lane through the Responses door');
@@ -66,7 +69,7 @@ async function main(): Promise<void> {
     }
     const run = async (k: 'A' | 'B', seconds: number): Promise<{ ok: number; cpuS: number }> => {
       const g = gateways[k];
-      const target = { url: g.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, storeAB && k === 'A' ? { store: false } : {}) };
+      const target = { url: g.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, (storeAB && k === 'A') || flags.has('store-false') ? { store: false } : {}) };
       const c0 = cpuSeconds(g.pid);
       let ok: number;
       if (rate === null) {
@@ -120,6 +123,10 @@ async function main(): Promise<void> {
       }
       ratios.push(got.B! / got.A!);
       process.stdout.write(`round ${i + 1}: A ${got.A!.toFixed(0)} µs  B ${got.B!.toFixed(0)} µs  B/A ${(got.B! / got.A!).toFixed(3)}\n`);
+    }
+    for (const k of ['A', 'B'] as const) {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${gateways[k].pid}/status`, 'utf8'))?.[1];
+      if (hwm) process.stdout.write(`${k}: peak RSS (VmHWM) ${(Number(hwm) / 1024).toFixed(1)} MiB\n`);
     }
     const mode = rate === null ? `saturation, ${connections} connections` : `${rate} req/s`;
     process.stdout.write(

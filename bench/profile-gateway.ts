@@ -193,6 +193,11 @@ async function main(): Promise<void> {
       r = { ok: f.latenciesUs.length, rps: f.achievedRps, non2xx: 0, errors: f.failures };
     }
     const loadEnd = performance.now();
+    // SIGINT: the drain without its load-balancer delay (SIGTERM waits drain_delay_ms, longer than stop()'s
+    // grace before SIGKILL, and a killed process writes no profile).
+    const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
+    gateway.child.kill('SIGINT');
+    await exited;
     await gateway.stop();
     // The profile ends when the gateway exits: what came after the load is left out, like start-up.
     const afterLoadUs = (performance.now() - loadEnd) * 1000;

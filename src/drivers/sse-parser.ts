@@ -1,6 +1,7 @@
 // Incremental server-sent events parser: bytes in, frames out. Survives any chunk split (including
 // inside a UTF-8 sequence or between \r and \n), CRLF / CR / LF line endings, comment lines, `data:`
 // with or without a space, and multi-line data (joined with "\n", per the SSE spec).
+import { StringDecoder } from 'node:string_decoder';
 
 export interface SseFrame {
   /** The `event:` field, or undefined when the frame had none (Chat Completions streams). */
@@ -9,7 +10,11 @@ export interface SseFrame {
 }
 
 export class SseParser {
-  private readonly decoder = new TextDecoder('utf-8');
+  // StringDecoder, not TextDecoder: the same UTF-8 decoding (a sequence cut between chunks is held
+  // back, invalid bytes become U+FFFD) for a fraction of the cost per chunk (TextDecoder's streaming
+  // decode was ~4 % of a translated stream's CPU). TextDecoder dropped a leading BOM; `started` does.
+  private readonly decoder = new StringDecoder('utf8');
+  private started = false;
   private buffer = '';
   private event: string | undefined = undefined;
   private data: string[] = [];
@@ -18,8 +23,16 @@ export class SseParser {
   constructor(private readonly onFrame: (frame: SseFrame) => void) {}
 
   push(chunk: Uint8Array | string): void {
-    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    let text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
     if (text.length === 0) return;
+    if (!this.started) {
+      this.started = true;
+      // The SSE spec ignores one U+FEFF at the start of the stream.
+      if (text.charCodeAt(0) === 0xfeff) {
+        text = text.slice(1);
+        if (text.length === 0) return;
+      }
+    }
     let start = 0;
     let buf = this.buffer;
     let i = 0;
@@ -57,7 +70,7 @@ export class SseParser {
 
   /** Flush at end of input: a final frame without its blank line still counts. */
   end(): void {
-    const rest = this.decoder.decode();
+    const rest = this.decoder.end();
     if (rest) this.push(rest);
     if (this.buffer.length) {
       const line = this.buffer;

@@ -47,6 +47,7 @@ const CR = 13;
 const EVENT_PREFIX = Buffer.from('event: ', 'latin1');
 const DATA_PREFIX = Buffer.from('data: ', 'latin1');
 const BLANK_LINE = Buffer.from('\n\n', 'latin1');
+const MAX_NAMES = 16;
 
 export class SseSplitter {
   /** The start of a frame not yet complete (chunks as they came, not copied). */
@@ -58,6 +59,8 @@ export class SseSplitter {
   private readonly odd: SseParser;
   private readonly data = new RawData();
   private started = false;
+  /** Event names seen so far (latin1, as they are compared byte for byte), at most MAX_NAMES. */
+  private readonly names: string[] = [];
 
   constructor(private readonly sink: SseSplitSink) {
     this.odd = new SseParser((frame) => sink.parsed(frame));
@@ -90,7 +93,16 @@ export class SseSplitter {
       this.segment(frame, 0, frame.length);
       pos = end;
     }
-    for (let blank = indexOfBlankLine(chunk, pos); blank !== -1; blank = indexOfBlankLine(chunk, pos)) {
+    for (;;) {
+      // The usual frame, found with two searches for a line feed (its event line's and its data line's,
+      // followed by the blank line) instead of a search for "\n\n" plus the same two inside segment().
+      const end = this.usualFrame(chunk, pos);
+      if (end !== -1) {
+        pos = end;
+        continue;
+      }
+      const blank = indexOfBlankLine(chunk, pos);
+      if (blank === -1) break;
       this.segment(chunk, pos, blank);
       pos = blank;
     }
@@ -123,6 +135,35 @@ export class SseSplitter {
     this.whole = parser;
   }
 
+  /**
+   * When a complete frame in the usual form (`event: NAME\ndata: {…}\n\n`) starts at `start`, hands it
+   * over and returns the index after its blank line; else -1 (segment() then decides, as before).
+   */
+  private usualFrame(buf: Buffer, start: number): number {
+    if (!startsWith(buf, start, EVENT_PREFIX)) return -1;
+    const nameStart = start + EVENT_PREFIX.length;
+    const nameEnd = buf.indexOf(LF, nameStart);
+    if (nameEnd === -1 || !startsWith(buf, nameEnd + 1, DATA_PREFIX)) return -1;
+    const dataStart = nameEnd + 1 + DATA_PREFIX.length;
+    if (buf[dataStart] !== 0x7b) return -1;
+    const dataEnd = buf.indexOf(LF, dataStart);
+    if (dataEnd === -1 || buf[dataEnd + 1] !== LF || buf[dataEnd - 1] !== 0x7d || dataEnd - 1 <= dataStart) return -1;
+    this.sink.raw(this.eventName(buf, nameStart, nameEnd), this.data.set(buf, dataStart, dataEnd), buf, start, dataEnd + 2);
+    return dataEnd + 2;
+  }
+
+  /** The event name as a string; a stream repeats a handful of names, so recent ones are reused. */
+  private eventName(buf: Buffer, start: number, end: number): string {
+    const names = this.names;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      if (name.length === end - start && sameBytes(buf, start, name)) return name;
+    }
+    const name = buf.toString('latin1', start, end);
+    if (names.length < MAX_NAMES) names.push(name);
+    return name;
+  }
+
   /** One frame, bytes [start, end) of buf, ending with its blank line. */
   private segment(buf: Buffer, start: number, end: number): void {
     const nameStart = start + EVENT_PREFIX.length;
@@ -139,7 +180,7 @@ export class SseSplitter {
         buf[lastLf - 1] === 0x7d &&
         buf.indexOf(LF, dataStart) === lastLf
       ) {
-        this.sink.raw(buf.toString('latin1', nameStart, nameEnd), this.data.set(buf, dataStart, lastLf), buf, start, end);
+        this.sink.raw(this.eventName(buf, nameStart, nameEnd), this.data.set(buf, dataStart, lastLf), buf, start, end);
         return;
       }
     }
@@ -152,6 +193,12 @@ export class SseSplitter {
 function indexOfBlankLine(buf: Buffer, from: number): number {
   const i = buf.indexOf(BLANK_LINE, from);
   return i === -1 ? -1 : i + 2;
+}
+
+/** Whether bytes [at, at + name.length) of buf are the latin1 string `name`. */
+function sameBytes(buf: Buffer, at: number, name: string): boolean {
+  for (let i = 0; i < name.length; i++) if (buf[at + i] !== name.charCodeAt(i)) return false;
+  return true;
 }
 
 function startsWith(buf: Buffer, at: number, prefix: Buffer): boolean {

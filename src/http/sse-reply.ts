@@ -21,6 +21,8 @@ export class SseReply {
   private headersOut = false;
   private readonly flush = (): void => {
     this.scheduled = false;
+    // The turn's frames leave now: one clock reading for all of them (the heartbeat's silence clock).
+    this.lastWrite = performance.now();
     const text = this.pending;
     this.pending = '';
     if (this.raw.destroyed) return;
@@ -60,7 +62,6 @@ export class SseReply {
   /** False when the socket buffer is full: the caller should pause its source until drain. */
   write(frame: string): boolean {
     if (this.ended || this.raw.destroyed) return true;
-    this.lastWrite = performance.now();
     this.schedule();
     this.pending += frame;
     return !this.raw.writableNeedDrain;
@@ -69,7 +70,6 @@ export class SseReply {
   /** The upstream's own bytes (pass-through), queued like frames; the buffer must not be reused. */
   writeBytes(chunk: Uint8Array): boolean {
     if (this.ended || this.raw.destroyed) return true;
-    this.lastWrite = performance.now();
     this.schedule();
     const parts = (this.parts ??= []);
     if (this.pending.length !== 0) {

@@ -38,6 +38,21 @@ describe('SseParser', () => {
     }
   });
 
+  it('ignores one byte-order mark at the start of the stream, split or whole, and keeps a later one', () => {
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('data: a\n\ndata: \ufeffb\n\n', 'utf8')]);
+    const want: SseFrame[] = [
+      { event: undefined, data: 'a' },
+      { event: undefined, data: '\ufeffb' },
+    ];
+    for (let i = 1; i < 5; i++) expect(parseAll([bytes.subarray(0, i), bytes.subarray(i)]), `split at ${i}`).toEqual(want);
+    expect(parseAll([bytes])).toEqual(want);
+  });
+
+  it('turns invalid UTF-8 into U+FFFD, a cut sequence at the end included', () => {
+    expect(parseAll([Buffer.from([0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0x41, 0x0a, 0x0a])])).toEqual([{ event: undefined, data: '\ufffdA' }]);
+    expect(parseAll([Buffer.from('data: x', 'utf8'), Buffer.from([0xe2, 0x9c])])).toEqual([{ event: undefined, data: 'x\ufffd' }]);
+  });
+
   it('survives one byte at a time', () => {
     const bytes = Buffer.from(SAMPLE, 'utf8');
     const chunks: Uint8Array[] = [];

@@ -82,4 +82,24 @@ describe('buffered stdout log destination', () => {
     expect(run.code).toBe(0);
     expect(lines(run).map((l) => l.i)).toEqual([0, 1, 2, 3, 4]);
   });
+
+  it('writes the buffered lines of a process that dies of an uncaught exception', async () => {
+    const run = await runChild(`for (let i = 0; i < 3; i++) logger.info({ i }, 'before the crash');
+setImmediate(() => { throw new Error('boom'); });`);
+    expect(run.code).not.toBe(0);
+    expect(lines(run).map((l) => l.i)).toEqual([0, 1, 2]);
+  });
+
+  it('keeps the order of a burst larger than one batch, in batches rather than one write per line', async () => {
+    const run = await runChild(
+      `import fs from 'node:fs';\nlet writes = 0;\nfor (const name of ['write', 'writeSync']) { const f = fs[name]; fs[name] = (fd, ...rest) => { if (fd === 1) writes++; return f(fd, ...rest); }; }\n` +
+        `const pad = 'x'.repeat(400);\nfor (let i = 0; i < 300; i++) logger.info({ i, pad }, i % 50 === 0 ? 'warn-like' : 'burst');\nprocess.stderr.write('logged');\nsetTimeout(() => process.stderr.write(' writes=' + writes), ${LOG_FLUSH_MS * 3});`,
+    );
+    expect(run.code).toBe(0);
+    expect(lines(run).map((l) => l.i)).toEqual([...Array(300).keys()]);
+    const writes = Number(/writes=(\d+)/.exec(run.stderr)?.[1]);
+    // ~150 KB of lines: about ten 16 KiB batches, not 300 writes.
+    expect(writes).toBeGreaterThan(0);
+    expect(writes).toBeLessThanOrEqual(20);
+  });
 });
