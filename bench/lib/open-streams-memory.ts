@@ -20,7 +20,7 @@ import type { FakeUpstreamStats } from '../fake-upstream.js';
 import { writeGatewayConfig } from './gateway-config.js';
 import { gatewayModel, type Lane } from './lanes.js';
 import { cpuSeconds, memoryMiB, resetPeakRss } from './proc-stats.js';
-import type { MemoryProbeSample } from './report.js';
+import type { MemoryProbeSample, Row } from './report.js';
 import { freePort, startService, type Service } from './services.js';
 import { pacedStreams, type PacedResult } from './stream-clients.js';
 
@@ -306,4 +306,53 @@ export function describeOpenStreams(r: OpenStreamsResult): string {
     `gap beyond pacing p99 ${f(r.gapP99Ms, 1)} max ${f(r.gapMaxMs, 1)} ms (upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)}); gateway CPU ${f(r.gatewayCpuPct)}%; ` +
     `${r.completed} completed, ${r.cut} cut at the end, ${r.failures} failed${r.firstFailure ? ` (${r.firstFailure})` : ''}`
   );
+}
+
+/** The issue's target for 10,000 open streams on one process. */
+export const OPEN_STREAMS_PEAK_RSS_MIB = 1024;
+
+/** The row's lines of the bench table: peak RSS (target ≤ 1 GiB), live heap per stream, gaps. */
+export function openStreamsRows(r: OpenStreamsResult, lanes: Lane[]): Row[] {
+  const blank = { direct: '', floor: '', jsonFloor: '', ratioJsonFloor: '', cpuFloor: '', cpuJsonFloor: '', cpuGateway: '', cpuRatio: '', cpuRatioJsonFloor: '', otherLoad: '' };
+  const f = (n: number | undefined, d = 0) => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(d));
+  const label = `${r.streams.toLocaleString('en-US')} open streams, 1 event / ${r.paceMs} ms`;
+  const p = r.probe;
+  const passThrough = lanes.filter((l) => l.kind === 'pass-through' && r.laneGapP99Ms[l.id] !== undefined).map((l) => r.laneGapP99Ms[l.id]!);
+  // Measured against the issue's count: fewer streams than asked (the open-files limit) cannot pass it.
+  const atScale = r.streams >= 0.95 * r.requested && r.requested >= 10_000;
+  return [
+    {
+      ...blank,
+      scenario: `peak RSS, ${label} (VmHWM)`,
+      lane: 'all',
+      gateway: `${f(r.peakRssMiB, 1)} MiB`,
+      ratio: p
+        ? `heap ${f(p.heapUsedMiB)}/${f(p.heapTotalMiB)} MiB, external ${f(p.externalMiB)}, ${p.maxPoolSockets} pool sockets, ${p.maxOtherTcpHandles} other TCP; held ≥${r.held}, ${r.failures} failed`
+        : '',
+      cpuGateway: `${f(r.gatewayCpuPct)}% of a CPU`,
+      target: atScale ? `≤${OPEN_STREAMS_PEAK_RSS_MIB} MiB` : '(report)',
+      result: !Number.isFinite(r.peakRssMiB) ? 'skipped' : atScale ? (r.peakRssMiB <= OPEN_STREAMS_PEAK_RSS_MIB ? 'pass' : 'miss') : 'info',
+      values: { streams: r.streams, requested: r.requested, fdLimit: r.fdLimit, paceMs: r.paceMs, peakRssMiB: r.peakRssMiB, held: r.held, failures: r.failures, ...(p ?? {}) },
+    },
+    {
+      ...blank,
+      scenario: `live heap per open stream, ${label}`,
+      lane: 'all',
+      gateway: `${f(r.liveHeapPerStreamKiB, 1)} KiB`,
+      ratio: `heap after full GC: idle ${f(r.idle?.heapUsedMiB, 1)} → ${f(r.plateau?.heapUsedMiB, 1)} MiB with ${r.openAtPlateau} open`,
+      target: '(report)',
+      result: 'info',
+      values: { liveHeapPerStreamKiB: r.liveHeapPerStreamKiB, idleHeapMiB: r.idle?.heapUsedMiB ?? null, plateauHeapMiB: r.plateau?.heapUsedMiB ?? null, openAtPlateau: r.openAtPlateau },
+    },
+    {
+      ...blank,
+      scenario: `gap beyond pacing p99, ${label}`,
+      lane: 'all',
+      gateway: `pass-through ${f(Math.max(...passThrough), 1)} ms, all lanes ${f(r.gapP99Ms, 1)} ms`,
+      ratio: `max ${f(r.gapMaxMs, 1)} ms, ${r.gapsOver100ms} gaps >100 ms; upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)} ms`,
+      target: '(report)',
+      result: 'info',
+      values: { gapP99Ms: r.gapP99Ms, gapMaxMs: r.gapMaxMs, gapsOver100ms: r.gapsOver100ms, ...r.laneGapP99Ms },
+    },
+  ];
 }
