@@ -122,10 +122,10 @@ function parseOptions(argv: string[]): Options {
   const mode = f.has('smoke') ? 'smoke' : f.has('quick') ? 'quick' : 'full';
   const preset = {
     // Sized so the whole suite stays near 15 minutes on 2 CPUs.
-    // The open-streams row: 10,000 streams ramped over 20 s (a faster ramp overflows the gateway's
-    // accept queue on a loaded 2-CPU machine), held 40 s (quick: 10 s), one event a second each.
-    full: { durationS: 4, rateDurationS: 3, warmupS: 1, runs: 3, ttfbDurationS: 1.5, ttfbMaxSamples: 2000, pacedStreams: 1000, pacedRampMs: 1000, pacedHoldMs: 3000, openStreams: 10_000, openStreamsRampMs: 20_000, openStreamsHoldMs: 40_000, openStreamsPaceMs: 1000 },
-    quick: { durationS: 1, rateDurationS: 1, warmupS: 0.5, runs: 3, ttfbDurationS: 0.5, ttfbMaxSamples: 500, pacedStreams: 1000, pacedRampMs: 500, pacedHoldMs: 1500, openStreams: 10_000, openStreamsRampMs: 20_000, openStreamsHoldMs: 10_000, openStreamsPaceMs: 1000 },
+    // The open-streams row: 10,000 streams ramped over 30 s (faster ramps overflowed the gateway's accept
+    // queue on a loaded 2-CPU machine), held 40 s (quick: 10 s), one event a second each.
+    full: { durationS: 4, rateDurationS: 3, warmupS: 1, runs: 3, ttfbDurationS: 1.5, ttfbMaxSamples: 2000, pacedStreams: 1000, pacedRampMs: 1000, pacedHoldMs: 3000, openStreams: 10_000, openStreamsRampMs: 30_000, openStreamsHoldMs: 40_000, openStreamsPaceMs: 1000 },
+    quick: { durationS: 1, rateDurationS: 1, warmupS: 0.5, runs: 3, ttfbDurationS: 0.5, ttfbMaxSamples: 500, pacedStreams: 1000, pacedRampMs: 500, pacedHoldMs: 1500, openStreams: 10_000, openStreamsRampMs: 30_000, openStreamsHoldMs: 10_000, openStreamsPaceMs: 1000 },
     smoke: { durationS: 0.3, rateDurationS: 0.3, warmupS: 0, runs: 1, ttfbDurationS: 0.2, ttfbMaxSamples: 20, pacedStreams: 20, pacedRampMs: 100, pacedHoldMs: 300, openStreams: 200, openStreamsRampMs: 500, openStreamsHoldMs: 1000, openStreamsPaceMs: 200 },
   }[mode];
   const num = (name: string, fallback: number) => (f.has(name) ? Number(f.get(name)) : fallback);

@@ -251,6 +251,7 @@ export async function measureOpenStreams(o: OpenStreamsOptions): Promise<OpenStr
         paceMs: o.paceMs,
         drainMs: 0,
         cutAtEnd: true,
+        connectTimeoutMs: 30_000,
         atHoldEnd: () => (atHoldEnd ??= measurePlateau()),
       }),
     );

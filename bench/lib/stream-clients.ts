@@ -145,6 +145,9 @@ export interface PacedOptions {
   cutAtEnd?: boolean;
   /** Pool connections (default concurrency + 64). */
   connections?: number;
+  /** Connect timeout (default undici's 10 s): thousands of connections opened at once on a loaded
+   * machine overflow a listener's accept queue, and a dropped SYN is retried after 1, 3, 7, 15 s. */
+  connectTimeoutMs?: number;
   /** Awaited at the end of the hold, before the cut or the drain, with the gaps no longer recorded (a
    * measurement that pauses the system under test, e.g. a forced GC, leaves the gap figures alone). */
   atHoldEnd?: () => Promise<void>;
@@ -206,6 +209,7 @@ class MsHistogram {
 export async function pacedStreams(target: StreamTarget, options: PacedOptions): Promise<PacedResult> {
   const pool = new Pool(target.origin, {
     connections: options.connections ?? options.concurrency + 64,
+    ...(options.connectTimeoutMs === undefined ? {} : { connect: { timeout: options.connectTimeoutMs } }),
     pipelining: 1,
     headersTimeout: 30_000,
     bodyTimeout: 30_000,
