@@ -15,12 +15,32 @@ interface Snapshot {
   strings: string[];
 }
 
+type Rows = Map<string, { count: number; self: number; retained: number }>;
+
 function main(): void {
   const file = process.argv[2];
-  if (!file) throw new Error('usage: heap-summary.ts FILE.heapsnapshot [--top N] [--per N]');
+  if (!file) throw new Error('usage: heap-summary.ts FILE.heapsnapshot [--top N] [--per N] [--baseline IDLE.heapsnapshot]');
   const flags = parseFlags(process.argv.slice(3));
   const top = Number(flags.get('top') ?? 40);
   const per = Number(flags.get('per') ?? 1);
+  const baselineFile = flags.get('baseline');
+  const { rows } = summarise(file, top, per, Number(flags.get('largest') ?? 0), flags.get('group'), !baselineFile);
+  if (!baselineFile) return;
+  // --baseline: what the snapshot holds beyond an idle one, per unit (e.g. per open stream): the
+  // difference of each group's count, self and retained size, largest self-size difference first.
+  const { rows: base } = summarise(baselineFile, top, per, 0, undefined, false);
+  const diff = [...rows].map(([g, r]) => {
+    const b = base.get(g) ?? { count: 0, self: 0, retained: 0 };
+    return [g, { count: r.count - b.count, self: r.self - b.self, retained: r.retained - b.retained }] as const;
+  });
+  const total = diff.reduce((t, [, r]) => t + r.self, 0);
+  console.log(`\nbeyond ${baselineFile}${per > 1 ? `, per unit (÷ ${per})` : ''}: self size ${(total / per / 1024).toFixed(2)} KiB\n${'count'.padStart(9)} ${'self KiB'.padStart(10)} ${'retained KiB'.padStart(13)}  group`);
+  for (const [g, r] of diff.sort((a, b) => b[1].self - a[1].self).slice(0, top)) {
+    console.log(`${(r.count / per).toFixed(2).padStart(9)} ${(r.self / per / 1024).toFixed(3).padStart(10)} ${(r.retained / per / 1024).toFixed(2).padStart(13)}  ${g.slice(0, 100)}`);
+  }
+}
+
+function summarise(file: string, top: number, per: number, largest: number, wantGroup: string | undefined, print: boolean): { rows: Rows } {
   const snap = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
   const { meta } = snap.snapshot;
   const nf = meta.node_fields.length;
@@ -111,7 +131,7 @@ function main(): void {
   for (let i = 0; i < n; i++) retained[i] = nodes[i * nf + nSize]!;
   for (const v of post) if (v !== 0 && idom[v]! >= 0) retained[idom[v]!] += retained[v]!;
 
-  const rows = new Map<string, { count: number; self: number; retained: number }>();
+  const rows: Rows = new Map();
   for (let i = 0; i < n; i++) {
     if (!visited[i]) continue;
     const g = group[i]!;
@@ -131,6 +151,7 @@ function main(): void {
     }
     if (!nested) r.retained += retained[i]!;
   }
+  if (!print) return { rows };
   const total = [...rows.values()].reduce((s, r) => s + r.self, 0);
   console.log(`${n} nodes, ${(total / 1048576).toFixed(1)} MiB reachable self size${per > 1 ? `; per-unit figures divided by ${per}` : ''}`);
   const fmt = (b: number) => (per > 1 ? `${(b / per / 1024).toFixed(2)} KiB` : `${(b / 1048576).toFixed(2)} MiB`);
@@ -143,9 +164,8 @@ function main(): void {
 
   // --largest N: the N largest single objects of a group (--group, default array buffers) with their
   // dominator chain, to see who holds them.
-  const largest = Number(flags.get('largest') ?? 0);
   if (largest > 0) {
-    const want = flags.get('group') ?? 'system / JSArrayBufferData (native)';
+    const want = wantGroup ?? 'system / JSArrayBufferData (native)';
     const picks = [];
     for (let i = 0; i < n; i++) if (visited[i] && group[i] === want) picks.push(i);
     picks.sort((a, b) => retained[b]! - retained[a]!);
@@ -158,6 +178,7 @@ function main(): void {
       console.log(`${(retained[i]! / 1024).toFixed(1).padStart(9)} KiB  ← ${chain.join(' ← ')}`);
     }
   }
+  return { rows };
 }
 
 main();

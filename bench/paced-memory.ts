@@ -4,7 +4,11 @@
 //   npm run build && cp -r dist bench/results/dist-a   # the "before" build, then change and rebuild
 //   node --import tsx bench/paced-memory.ts --a bench/results/dist-a/main.js --b dist/main.js \
 //     [--lanes messages-messages|all|a,b] [--streams 1000] [--hold-ms 3000] [--rounds 2] [--snapshot]
-//     [--saturation S] [--pace-ms 20] [--gateway-flags '--trace-gc'] [--keep-logs DIR]
+//     [--saturation S] [--pace-ms 20] [--gateway-flags '--trace-gc'] [--keep-logs DIR] [--store-false]
+//
+// With --open-streams N it runs the bench's "many open streams" row instead (lib/open-streams-memory.ts):
+// per build a fresh gateway holding N streams over the lanes at once (--pace-ms default 1000 there,
+// --ramp-ms, --hold-ms), reporting peak RSS and the live heap per open stream.
 //
 // With --saturation S each lane first runs S seconds of non-streamed and streamed saturation (64
 // connections), as the bench does before its paced phase, and the saturation peak is printed too.
@@ -25,6 +29,7 @@ import { saturate } from './lib/load.js';
 import { memoryMiB, resetPeakRss } from './lib/proc-stats.js';
 import { freePort, startService, stopAll, type Service } from './lib/services.js';
 import { pacedStreams } from './lib/stream-clients.js';
+import { describeOpenStreams, measureOpenStreams } from './lib/open-streams-memory.js';
 import { ENDPOINT, requestBody, requestHeaders } from './request-bodies.js';
 import { STREAM_TERMINAL } from './upstream-replies.js';
 
@@ -66,6 +71,8 @@ async function main(): Promise<void> {
   const rounds = Number(flags.get('rounds') ?? 1);
   const paceMs = Number(flags.get('pace-ms') ?? 20);
   const snapshot = flags.has('snapshot');
+  // --store-false: the Responses door's requests say `store: false` (default: unset, as real callers send).
+  const bodyOptions = flags.has('store-false') ? { store: false as const } : {};
   const saturationS = Number(flags.get('saturation') ?? 0);
   // Extra node flags for the gateways, e.g. --gateway-flags=--trace-gc (its output lands in the log).
   const gatewayFlags = (flags.get('gateway-flags') ?? '').split(' ').filter(Boolean);
@@ -73,6 +80,36 @@ async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-paced-mem-'));
   const profiles = path.join(REPO, 'bench', 'results', 'profiles');
   mkdirSync(profiles, { recursive: true });
+  if (flags.has('open-streams')) {
+    try {
+      for (let round = 0; round < rounds; round++) {
+        for (const build of round % 2 ? [...builds].reverse() : builds) {
+          const r = await measureOpenStreams({
+            repo: REPO,
+            tmp,
+            entry: build.entry,
+            streams: Number(flags.get('open-streams')),
+            paceMs: Number(flags.get('pace-ms') ?? 1000),
+            events: Number(flags.get('events') ?? 50),
+            rampMs: Number(flags.get('ramp-ms') ?? 10_000),
+            holdMs: Number(flags.get('hold-ms') ?? 20_000),
+            lanes: lanes as Lane[],
+            storeFalse: flags.has('store-false'),
+            gatewayFlags,
+            ...(snapshot ? { snapshotDir: profiles } : {}),
+            log: (m) => console.log(`  ${m}`),
+          });
+          console.log(`round ${round + 1} ${build.name}: ${describeOpenStreams(r)}`);
+          if (r.snapshot) console.log(`  heap snapshot: ${path.relative(REPO, r.snapshot)} (idle beside it)`);
+          console.log(`  gap p99 by lane: ${Object.entries(r.laneGapP99Ms).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')} ms`);
+        }
+      }
+    } finally {
+      await stopAll();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    return;
+  }
   try {
     const upstream = await startService({
       name: 'paced-upstream',
@@ -114,7 +151,7 @@ async function main(): Promise<void> {
           for (const lane of lanes as Lane[]) {
             for (const stream of [false, true]) {
               const r = await saturate(
-                { url: gateway.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream) },
+                { url: gateway.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, bodyOptions) },
                 64,
                 saturationS,
               );
@@ -134,7 +171,7 @@ async function main(): Promise<void> {
                 origin: gateway.origin,
                 path: ENDPOINT[lane.door],
                 headers: requestHeaders(lane.door),
-                body: requestBody(lane.door, gatewayModel(lane.upstream, false), true),
+                body: requestBody(lane.door, gatewayModel(lane.upstream, false), true, bodyOptions),
                 terminal: STREAM_TERMINAL[lane.door],
               },
               { concurrency: streams, rampMs, holdMs, paceMs, drainMs: 5000 + 50 * paceMs * 2 },

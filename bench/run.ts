@@ -31,6 +31,7 @@ import { AUX_BOUND_MARK, buildRows, formatTable, type MemoryProbeSample, type Ra
 import { freePort, startService, stopAll, type Service } from './lib/services.js';
 import { summarize } from './lib/stats.js';
 import { pacedStreams, ttfbLoop, type StreamTarget } from './lib/stream-clients.js';
+import { describeOpenStreams, measureOpenStreams, openStreamsRows, type OpenStreamsResult } from './lib/open-streams-memory.js';
 import { measureStateBackends, stateRows, STATE_BACKENDS, type StateBackend, type StateRun } from './lib/state-scenario.js';
 
 const REPO = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -50,8 +51,14 @@ const HELP = `usage: node --import tsx bench/run.ts [options]   (npm run bench -
   --events N            SSE events per streamed answer (default 50)
   --pace-ms N           pacing of the paced streams (default 20)
   --paced-streams N     concurrent paced streams (default 1000)
+  --open-streams N      streams of the open-streams row, held at once by one fresh gateway over all the
+                        lanes (default 10000, capped by the open-files limit: 2 sockets each; smoke 200)
+  --open-streams-pace-ms N  pacing of the open-streams row (default 1000: what this machine's load
+                        generator and fake upstream sustain for 10,000 streams)
+  --open-streams-hold-ms N  its hold after the ramp (default 40000; quick 10000)
   --lanes a,b           lanes by id: ${LANES.map((l) => l.id).join(', ')}
-  --scenarios a,b       sat-json, sat-stream, rate, ttfb, paced, metrics, log-warn, store-false, state (default all)
+  --scenarios a,b       sat-json, sat-stream, rate, ttfb, paced, open-streams, metrics, log-warn, store-false,
+                        state (default all)
                         (metrics: a metrics-off gateway at saturation on two lanes; log-warn: a
                         gateway with log.level warn, non-streamed saturation on every lane, a second row;
                         store-false: Responses-door lanes at saturation sending store: false, a second row;
@@ -86,6 +93,10 @@ interface Options {
   pacedStreams: number;
   pacedRampMs: number;
   pacedHoldMs: number;
+  openStreams: number;
+  openStreamsPaceMs: number;
+  openStreamsRampMs: number;
+  openStreamsHoldMs: number;
   lanes: Lane[];
   scenarios: Set<string>;
   stateBackends: StateBackend[];
@@ -111,9 +122,11 @@ function parseOptions(argv: string[]): Options {
   const mode = f.has('smoke') ? 'smoke' : f.has('quick') ? 'quick' : 'full';
   const preset = {
     // Sized so the whole suite stays near 15 minutes on 2 CPUs.
-    full: { durationS: 4, rateDurationS: 3, warmupS: 1, runs: 3, ttfbDurationS: 1.5, ttfbMaxSamples: 2000, pacedStreams: 1000, pacedRampMs: 1000, pacedHoldMs: 3000 },
-    quick: { durationS: 1, rateDurationS: 1, warmupS: 0.5, runs: 3, ttfbDurationS: 0.5, ttfbMaxSamples: 500, pacedStreams: 1000, pacedRampMs: 500, pacedHoldMs: 1500 },
-    smoke: { durationS: 0.3, rateDurationS: 0.3, warmupS: 0, runs: 1, ttfbDurationS: 0.2, ttfbMaxSamples: 20, pacedStreams: 20, pacedRampMs: 100, pacedHoldMs: 300 },
+    // The open-streams row: 10,000 streams ramped over 30 s (faster ramps overflowed the gateway's accept
+    // queue on a loaded 2-CPU machine), held 40 s (quick: 10 s), one event a second each.
+    full: { durationS: 4, rateDurationS: 3, warmupS: 1, runs: 3, ttfbDurationS: 1.5, ttfbMaxSamples: 2000, pacedStreams: 1000, pacedRampMs: 1000, pacedHoldMs: 3000, openStreams: 10_000, openStreamsRampMs: 30_000, openStreamsHoldMs: 40_000, openStreamsPaceMs: 1000 },
+    quick: { durationS: 1, rateDurationS: 1, warmupS: 0.5, runs: 3, ttfbDurationS: 0.5, ttfbMaxSamples: 500, pacedStreams: 1000, pacedRampMs: 500, pacedHoldMs: 1500, openStreams: 10_000, openStreamsRampMs: 30_000, openStreamsHoldMs: 10_000, openStreamsPaceMs: 1000 },
+    smoke: { durationS: 0.3, rateDurationS: 0.3, warmupS: 0, runs: 1, ttfbDurationS: 0.2, ttfbMaxSamples: 20, pacedStreams: 20, pacedRampMs: 100, pacedHoldMs: 300, openStreams: 200, openStreamsRampMs: 500, openStreamsHoldMs: 1000, openStreamsPaceMs: 200 },
   }[mode];
   const num = (name: string, fallback: number) => (f.has(name) ? Number(f.get(name)) : fallback);
   const durationS = num('duration', preset.durationS);
@@ -122,9 +135,9 @@ function parseOptions(argv: string[]): Options {
   if (laneIds && lanes.length !== laneIds.length) {
     throw new Error(`unknown lane in --lanes ${f.get('lanes')}; known: ${LANES.map((l) => l.id).join(', ')}`);
   }
-  const all = ['sat-json', 'sat-stream', 'rate', 'ttfb', 'paced', 'metrics', 'log-warn', 'store-false', 'state'];
+  const all = ['sat-json', 'sat-stream', 'rate', 'ttfb', 'paced', 'open-streams', 'metrics', 'log-warn', 'store-false', 'state'];
   // Smoke: every lane through each kind of client once, as fast as possible.
-  const defaults = mode === 'smoke' ? ['sat-json', 'sat-stream', 'ttfb', 'paced', 'store-false', 'state'] : all;
+  const defaults = mode === 'smoke' ? ['sat-json', 'sat-stream', 'ttfb', 'paced', 'open-streams', 'store-false', 'state'] : all;
   const scenarios = new Set(f.get('scenarios')?.split(',').map((s) => s.trim()) ?? defaults);
   for (const s of scenarios) if (!all.includes(s)) throw new Error(`unknown scenario ${s}; known: ${all.join(', ')}`);
   const stateBackends = (f.get('state-backends')?.split(',').map((s) => s.trim()) ?? [...STATE_BACKENDS]) as StateBackend[];
@@ -144,6 +157,10 @@ function parseOptions(argv: string[]): Options {
     pacedStreams: num('paced-streams', preset.pacedStreams),
     pacedRampMs: preset.pacedRampMs,
     pacedHoldMs: num('paced-hold-ms', preset.pacedHoldMs),
+    openStreams: num('open-streams', preset.openStreams),
+    openStreamsPaceMs: num('open-streams-pace-ms', preset.openStreamsPaceMs),
+    openStreamsRampMs: preset.openStreamsRampMs,
+    openStreamsHoldMs: num('open-streams-hold-ms', preset.openStreamsHoldMs),
     lanes,
     scenarios,
     stateBackends,
@@ -321,7 +338,7 @@ async function main(): Promise<void> {
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const tsx = (script: string, flags: string[]) => ['--import', 'tsx', path.join(REPO, 'bench', script), ...flags];
-  const raw: RawResults & { state?: StateRun[] } = { satJson: {}, satStream: {}, rate: {}, ratePooled: {}, ttfb: {}, ttfbPooled: {}, paced: {}, memory: {}, memoryTimeline: [], memoryPeaks: {}, broken: {} };
+  const raw: RawResults & { state?: StateRun[]; openStreams?: OpenStreamsResult } = { satJson: {}, satStream: {}, rate: {}, ratePooled: {}, ttfb: {}, ttfbPooled: {}, paced: {}, memory: {}, memoryTimeline: [], memoryPeaks: {}, broken: {} };
   const notes: string[] = [];
   let exitCode = 0;
 
@@ -434,7 +451,8 @@ async function main(): Promise<void> {
       (opts.scenarios.has('sat-stream') ? (nSat - (gatewayMeasured && systems.gatewayWarn ? opts.lanes.length : 0)) * (opts.runs * opts.durationS + opts.warmupS) : 0) +
       (opts.scenarios.has('rate') ? nMain * opts.runs * opts.rateDurationS : 0) +
       (opts.scenarios.has('ttfb') ? nMain * opts.runs * opts.ttfbDurationS : 0) +
-      (opts.scenarios.has('paced') ? nMain * ((opts.pacedRampMs + opts.pacedHoldMs) / 1000 + 1.5) : 0);
+      (opts.scenarios.has('paced') ? nMain * ((opts.pacedRampMs + opts.pacedHoldMs) / 1000 + 1.5) : 0) +
+      (opts.scenarios.has('open-streams') && gatewayMeasured ? (opts.openStreamsRampMs + opts.openStreamsHoldMs) / 1000 + 15 : 0);
     log(`measuring ${nMain} systems (+${nSat - nMain} gateway variants at saturation) × ${opts.runs} runs, about ${Math.ceil(est / 60)} min`);
 
     if (opts.nice !== null) {
@@ -646,6 +664,39 @@ async function main(): Promise<void> {
 
     snapshot('after paced streams');
 
+    // ---- many open streams: one fresh gateway holds them all at once, over every lane
+    let openStreams: OpenStreamsResult | undefined;
+    if (opts.scenarios.has('open-streams') && gatewayMeasured) {
+      // Not pinned: the row measures memory, and 10,000 streams' events are more than the aux CPU alone
+      // carries for the load generator and the fake upstream on a shared machine (streams then time out).
+      // Its gateway and fake upstream inherit this process's affinity: every CPU.
+      pinner.unpin([]);
+      try {
+        openStreams = await measureOpenStreams({
+          repo: REPO,
+          tmp,
+          entry: main,
+          streams: opts.openStreams,
+          paceMs: opts.openStreamsPaceMs,
+          events: opts.events,
+          rampMs: opts.openStreamsRampMs,
+          holdMs: opts.openStreamsHoldMs,
+          lanes: opts.lanes,
+          log,
+        });
+        raw.openStreams = openStreams;
+        log(`open streams: ${describeOpenStreams(openStreams)}`);
+        if (openStreams.fdCapped) notes.push(`open streams: ${openStreams.streams} instead of ${openStreams.requested}: this process's open-files limit is ${openStreams.fdLimit} and each stream takes two sockets in the gateway`);
+        if (openStreams.failures > openStreams.streams / 100) {
+          raw.broken['open-streams'] = `${openStreams.failures} of ${openStreams.streams} streams failed: ${openStreams.firstFailure}`;
+          exitCode = 1;
+        }
+      } catch (err) {
+        raw.broken['open-streams'] = `open streams: ${(err as Error).message.slice(0, 400)}`;
+        exitCode = 1;
+      }
+    }
+
     // ---- a two-turn previous_response_id conversation per state backend (a gateway process each)
     const stateRuns: StateRun[] = [];
     if (opts.scenarios.has('state') && gatewayMeasured) {
@@ -699,6 +750,7 @@ async function main(): Promise<void> {
 
     // ---- report
     const rows = buildRows({ raw, lanes: opts.lanes, cellsByLane, pacedConcurrency: opts.pacedStreams, gatewayMeasured, scenarios: opts.scenarios });
+    if (openStreams) rows.push(...openStreamsRows(openStreams, opts.lanes));
     rows.push(...stateRows(raw.state ?? []));
     const finishedAt = new Date();
     process.stdout.write('\n' + formatTable(rows) + '\n');

@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     process.exit(STARTUP_FAILED);
   }
   logger.info({ backend: config.state.backend, ...(config.state.backend === 'file' ? { path: config.state.path } : {}) }, 'state store ready');
-  await built.app.listen({ host: config.server.host, port: config.server.port });
+  await built.app.listen({ host: config.server.host, port: config.server.port, backlog: config.server.listenBacklog });
   // metrics.port: its own listener (a worker leaves it to the primary, which merges every worker).
   const metricsServer =
     !isWorker() && config.metrics.enabled && config.metrics.port > 0

@@ -53,6 +53,13 @@ export class Pinner {
     }
   }
 
+  /** Let `pids` (this process included) run on every CPU again; children started after inherit it. */
+  unpin(pids: number[]): void {
+    if (!this.info.enabled) return;
+    const all = `0-${os.availableParallelism() - 1}`;
+    for (const pid of [process.pid, ...pids]) this.pin(pid, all);
+  }
+
   /** Put `sut` alone on the SUT CPU and every other pid (this process included) on the aux CPU. */
   arrange(sut: number | null, others: number[]): void {
     if (!this.info.enabled) return;

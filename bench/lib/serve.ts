@@ -3,15 +3,16 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Long keep-alive and no request timeout (load runs hold connections), then listens; resolves with
- * the URL and the bound port (0 = ephemeral). */
+/** Long keep-alive and no request timeout (load runs hold connections), then listens with the
+ * gateway's default backlog (4,096: node's 511 overflowed when 10,000 streams connected within seconds);
+ * resolves with the URL and the bound port (0 = ephemeral). */
 export async function listen(server: http.Server, host: string, port: number): Promise<{ url: string; port: number }> {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen({ port, host, backlog: 4096 }, () => resolve());
   });
   const bound = (server.address() as AddressInfo).port;
   return { url: `http://${host}:${bound}`, port: bound };

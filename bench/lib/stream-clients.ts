@@ -140,12 +140,25 @@ export interface PacedOptions {
   paceMs: number;
   /** How long to wait for the last streams to finish after the hold. */
   drainMs: number;
+  /** Close the streams still open at the end of the hold instead of waiting for them (counted as `cut`,
+   * not failures): for streams longer than the hold. */
+  cutAtEnd?: boolean;
+  /** Pool connections (default concurrency + 64). */
+  connections?: number;
+  /** Connect timeout (default undici's 10 s): thousands of connections opened at once on a loaded
+   * machine overflow a listener's accept queue, and a dropped SYN is retried after 1, 3, 7, 15 s. */
+  connectTimeoutMs?: number;
+  /** Awaited at the end of the hold, before the cut or the drain, with the gaps no longer recorded (a
+   * measurement that pauses the system under test, e.g. a forced GC, leaves the gap figures alone). */
+  atHoldEnd?: () => Promise<void>;
 }
 
 export interface PacedResult {
   started: number;
   completed: number;
   failures: number;
+  /** Streams closed by this client at the end of the hold (`cutAtEnd`). */
+  cut: number;
   firstFailure?: string;
   /** Lowest client-side in-flight count sampled during the hold (after the ramp). */
   minHeld: number;
@@ -195,7 +208,8 @@ class MsHistogram {
  */
 export async function pacedStreams(target: StreamTarget, options: PacedOptions): Promise<PacedResult> {
   const pool = new Pool(target.origin, {
-    connections: options.concurrency + 64,
+    connections: options.connections ?? options.concurrency + 64,
+    ...(options.connectTimeoutMs === undefined ? {} : { connect: { timeout: options.connectTimeoutMs } }),
     pipelining: 1,
     headersTimeout: 30_000,
     bodyTimeout: 30_000,
@@ -207,6 +221,9 @@ export async function pacedStreams(target: StreamTarget, options: PacedOptions):
   let started = 0;
   let completed = 0;
   let failures = 0;
+  let cut = 0;
+  let cutting = false;
+  let recording = true;
   let firstFailure: string | undefined;
   let framesPerStream = 0;
   let starting = true;
@@ -219,7 +236,7 @@ export async function pacedStreams(target: StreamTarget, options: PacedOptions):
     if (inFlight > maxInFlight) maxInFlight = inFlight;
     let last = NaN;
     void timedRequest(pool, target, (now) => {
-      if (!Number.isNaN(last)) gaps.record(now - last - options.paceMs);
+      if (!Number.isNaN(last) && recording) gaps.record(now - last - options.paceMs);
       last = now;
     }).then((t) => {
       inFlight--;
@@ -227,6 +244,8 @@ export async function pacedStreams(target: StreamTarget, options: PacedOptions):
         completed++;
         durations.record(t.totalMs);
         framesPerStream = t.frames;
+      } else if (cutting) {
+        cut++;
       } else {
         failures++;
         firstFailure ??= t.error ?? `status ${t.status}, ${t.frames} frames, no terminal event`;
@@ -250,9 +269,14 @@ export async function pacedStreams(target: StreamTarget, options: PacedOptions):
   loopDelay.disable();
   clearInterval(sampler);
   for (const t of timers) clearTimeout(t);
-  const drainEnd = performance.now() + options.drainMs;
+  if (options.atHoldEnd) {
+    recording = false;
+    await options.atHoldEnd();
+  }
+  if (options.cutAtEnd) cutting = true;
+  const drainEnd = performance.now() + (options.cutAtEnd ? 0 : options.drainMs);
   while (inFlight > 0 && performance.now() < drainEnd) await new Promise((r) => setTimeout(r, 20));
-  if (inFlight > 0) firstFailure ??= `${inFlight} streams still open ${options.drainMs} ms after the hold`;
+  if (inFlight > 0 && !cutting) firstFailure ??= `${inFlight} streams still open ${options.drainMs} ms after the hold`;
   // Destroying the pool fails the stuck streams, which count themselves as failures.
   await pool.destroy();
   await new Promise((r) => setImmediate(r));
@@ -260,6 +284,7 @@ export async function pacedStreams(target: StreamTarget, options: PacedOptions):
     started,
     completed,
     failures,
+    cut,
     ...(firstFailure ? { firstFailure } : {}),
     minHeld: Number.isFinite(minHeld) ? minHeld : 0,
     maxInFlight,

@@ -112,6 +112,10 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
       heartbeatMs: server.heartbeat_ms ?? 10_000,
       shutdownGraceMs: server.shutdown_grace_ms ?? 10_000,
       drainDelayMs: server.drain_delay_ms ?? 5_000,
+      // Node's default is 511: thousands of callers (re)connecting at once on a busy host overflowed it
+      // (dropped handshakes: connect timeouts, resets; bench/profiles.md, issue 25). The kernel caps it
+      // at net.core.somaxconn.
+      listenBacklog: server.listen_backlog ?? 4096,
     },
     authKeys,
     auth,

@@ -204,6 +204,8 @@ export const ConfigSchema = Type.Object(
           shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
           /** On SIGTERM, keep accepting and serving this long with /readyz at 503 (a load balancer's time to stop sending). */
           drain_delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+          /** Connections the kernel may queue before the gateway accepts them (capped by net.core.somaxconn). */
+          listen_backlog: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_535 })),
         },
         { additionalProperties: false },
       ),

@@ -162,7 +162,7 @@ export interface AuthConfig {
 // ---- end access ----
 
 export interface GatewayConfig {
-  server: { host: string; port: number; bodyLimitBytes: number; heartbeatMs: number; shutdownGraceMs: number; drainDelayMs: number };
+  server: { host: string; port: number; bodyLimitBytes: number; heartbeatMs: number; shutdownGraceMs: number; drainDelayMs: number; listenBacklog: number };
   /** `auth.keys` (enabled entries): who may call. Open access only with `auth.open: true`, which
    * cannot be combined with keys; admin keys alone keep the gateway closed. */
   authKeys: KeyConfig[];

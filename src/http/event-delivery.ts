@@ -38,6 +38,8 @@ export class EventDelivery {
   private chunkAt = 0;
   /** Some event of the current chunk was encoded for the caller. */
   private chunkEncoded = false;
+  /** Let go of the caller's conversation once the encoder has started (see releaseConversation). */
+  private releasePending = false;
 
   constructor(
     private readonly gen: Generation,
@@ -111,6 +113,7 @@ export class EventDelivery {
       this.encoder!.event(ev);
       this.chunkEncoded = true;
       this.gen.ctx.obs.eventWritten(rec, this.chunkAt);
+      if (this.releasePending) this.releaseConversation();
       return;
     }
     // Outside a chunk (a non-streamed upstream answer replayed as events, the demo, the closing events).
@@ -118,7 +121,20 @@ export class EventDelivery {
     this.encoder!.event(ev);
     rec.encodeMs += performance.now() - t0;
     this.gen.ctx.obs.eventWritten(rec, t0);
+    if (this.releasePending) this.releaseConversation();
   };
+
+  /**
+   * After the encoder's first event (its opening frame read the request: the model, the Messages
+   * door's input-token estimate; the Responses door's echo is built when the encoder is made), an
+   * answer that is not stored needs nothing more of the conversation: an open stream then holds
+   * ~4 KiB less (the conversation's texts and objects) for its whole life.
+   */
+  private releaseConversation(): void {
+    this.releasePending = false;
+    this.gen.releaseRequest();
+    this.encodeCtx.request = this.gen.ir;
+  }
 
   /**
    * A complete answer (a non-streamed upstream's). A streaming caller gets it as the events a stream
@@ -188,8 +204,11 @@ export class EventDelivery {
   private commitStream(): void {
     const gen = this.gen;
     gen.commit();
-    // No retry after commit; the encoder keeps the IR it echoes from, not the caller's parsed body.
-    if (!this.keepForStore) gen.releaseCallerBody();
+    // No retry after commit; the encoder reads the IR for its opening frame, then it goes too.
+    if (!this.keepForStore) {
+      gen.releaseCallerBody();
+      this.releasePending = true;
+    }
     gen.reply.hijack();
     const sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
     this.sse = sse;

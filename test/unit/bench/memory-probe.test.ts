@@ -68,6 +68,24 @@ describe('bench memory probe', () => {
     }
   });
 
+  it('on SIGWINCH runs full GCs and reports the heap after them (the live heap)', async () => {
+    const file = path.join(dir, 'probe-gc.jsonl');
+    const { proc, ready } = child({ SWITCHYARD_BENCH_MEMORY_PROBE: file }, 1);
+    try {
+      await ready;
+      proc.kill('SIGWINCH');
+      await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').includes('\n'), 5000);
+      const report = JSON.parse(readFileSync(file, 'utf8').trim().split('\n')[0]!);
+      expect(report.gc.heapUsedMiB).toBeGreaterThan(0);
+      expect(report.gc.heapTotalMiB).toBeGreaterThanOrEqual(report.gc.heapUsedMiB);
+      expect(report.gc.gcMs).toBeGreaterThan(0);
+      expect(report.peak).toBeUndefined();
+      expect(proc.exitCode).toBeNull();
+    } finally {
+      proc.kill('SIGTERM');
+    }
+  });
+
   it('does nothing without its env var (SIGUSR2 keeps its default: the process ends)', async () => {
     const { proc, ready } = child({ SWITCHYARD_BENCH_MEMORY_PROBE: '' }, 1);
     await ready;

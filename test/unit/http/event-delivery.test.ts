@@ -43,6 +43,7 @@ interface Outcome {
   error?: GatewayError;
   committed: boolean;
   rec: RequestRecord;
+  gen?: Generation;
 }
 
 describe('EventDelivery', () => {
@@ -73,7 +74,7 @@ describe('EventDelivery', () => {
       if (mode === 'chunk') delivery.endChunk();
       delivery.end();
     }
-    last = { committed: false, rec };
+    last = { committed: false, rec, gen };
     try {
       await delivery.done;
     } catch (err) {
@@ -116,6 +117,24 @@ describe('EventDelivery', () => {
     // commit() cleared the failures: one more no longer trips the circuit.
     health.failure('up/claude-up', policy);
     expect(health.state('up/claude-up')).toBe('closed');
+  });
+
+  it('a stream lets go of the conversation after its opening frame, which still estimated the input from it; a stored answer keeps it', async () => {
+    script = ok.filter((e) => e.type !== 'usage');
+    const conversation = { model: 'alias', max_tokens: 10, stream: true, system: 'be brief '.repeat(50), messages: [{ role: 'user', content: 'hello there '.repeat(100) }] };
+    const res = await built.app.inject({ method: 'POST', url: '/test/messages', payload: conversation });
+    const start = JSON.parse(parseSse(res.body)[0]!.data) as { message: { usage: { input_tokens: number } } };
+    // The estimate of ~1,600 characters of conversation, not of an empty one.
+    expect(start.message.usage.input_tokens).toBeGreaterThan(200);
+    expect(last.gen!.ir.turns).toEqual([]);
+    expect(last.gen!.ir.system).toEqual([]);
+    expect(last.gen!.ir.model).toBe('alias');
+
+    // Responses with `store` unset: the answer is stored at the end, from the conversation.
+    await built.app.inject({ method: 'POST', url: '/test/responses', payload: { model: 'alias', input: 'hello there', stream: true } });
+    expect(last.gen!.ir.turns).toHaveLength(1);
+    await built.app.inject({ method: 'POST', url: '/test/responses', payload: { model: 'alias', input: 'hello there', stream: true, store: false } });
+    expect(last.gen!.ir.turns).toEqual([]);
   });
 
   it('an error as the first event is a failure before any byte: nothing written, not committed', async () => {

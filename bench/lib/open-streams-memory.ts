@@ -1,0 +1,359 @@
+// The "many open streams" row (issue 25's 10,000 concurrent streams): a fresh gateway process, started as
+// users start it (plus the bench's memory probe), holds N concurrent streams spread evenly over the
+// given lanes (both doors, pass-through and translation) for a bounded time, against a fake upstream
+// paced slowly enough for this machine's load generator to keep up, and reports
+//
+//   - peak RSS (VmHWM over the ramp and the hold) and the probe's breakdown at that peak;
+//   - live heap per open stream: heap used after two full GCs at the plateau, minus the same after a
+//     warm-up at idle, divided by the streams open at that moment;
+//   - sockets, the gateway's CPU, and the gaps between chunks beyond the pacing.
+//
+// 10,000 streams need 20,000 descriptors in the gateway (caller + upstream connection each): the count
+// is capped by the process's open-files limit (a container's hard limit cannot be raised from inside),
+// and the row says so. Streams longer than the hold are closed by the client at its end (`cut`).
+import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import path from 'node:path';
+import { request } from 'undici';
+import { ENDPOINT, requestBody, requestHeaders } from '../request-bodies.js';
+import { STREAM_TERMINAL } from '../upstream-replies.js';
+import type { FakeUpstreamStats } from '../fake-upstream.js';
+import { writeGatewayConfig } from './gateway-config.js';
+import { gatewayModel, type Lane } from './lanes.js';
+import { cpuSeconds, memoryMiB, resetPeakRss } from './proc-stats.js';
+import type { MemoryProbeSample, Row } from './report.js';
+import { freePort, startService, type Service } from './services.js';
+import { pacedStreams, type PacedResult } from './stream-clients.js';
+
+export interface OpenStreamsOptions {
+  repo: string;
+  tmp: string;
+  /** Gateway entry point (dist/main.js). */
+  entry: string;
+  /** Streams asked for; capped by the open-files limit (see `fdCapped`). */
+  streams: number;
+  paceMs: number;
+  events: number;
+  rampMs: number;
+  holdMs: number;
+  lanes: Lane[];
+  /** The Responses door's requests say `store: false` (default: unset, as real callers send). */
+  storeFalse?: boolean;
+  /** Extra node flags for the gateway (e.g. `--max-semi-space-size=8`). */
+  gatewayFlags?: string[];
+  /** Write a heap snapshot of the gateway at the plateau into this directory. */
+  snapshotDir?: string;
+  /** Pin the gateway alone (sut) and the rest (others) as the bench does. */
+  arrange?: (gatewayPid: number, otherPids: number[]) => void;
+  log?: (msg: string) => void;
+}
+
+export interface HeapAfterGc {
+  heapUsedMiB: number;
+  heapTotalMiB: number;
+  externalMiB: number;
+  arrayBuffersMiB: number;
+  rssMiB: number;
+  gcMs: number;
+}
+
+export interface OpenStreamsResult {
+  requested: number;
+  streams: number;
+  /** The open-files limit of this process (children inherit it) and whether it capped `streams`. */
+  fdLimit: number;
+  fdCapped: boolean;
+  paceMs: number;
+  rampMs: number;
+  holdMs: number;
+  lanes: string[];
+  storeFalse: boolean;
+  /** Streams open (summed over lanes, lowest sampled in the hold) and at the plateau measurement. */
+  held: number;
+  openAtPlateau: number;
+  completed: number;
+  cut: number;
+  failures: number;
+  firstFailure?: string;
+  /** VmHWM over the ramp and the hold (before the forced GCs), and the probe's sample at that peak. */
+  peakRssMiB: number;
+  probe: MemoryProbeSample | null;
+  idle: HeapAfterGc | null;
+  plateau: HeapAfterGc | null;
+  /** (plateau − idle heap used after GC) / streams open at the plateau. */
+  liveHeapPerStreamKiB: number;
+  /** Worst of the lanes' gaps beyond the pacing (ms) and how many exceeded 100 ms. */
+  gapP99Ms: number;
+  gapMaxMs: number;
+  gapsOver100ms: number;
+  /** Each lane's p99 gap beyond the pacing (ms). */
+  laneGapP99Ms: Record<string, number>;
+  upstreamLateMaxMs: number | null;
+  /** Gateway CPU over the ramp and hold, % of one CPU. */
+  gatewayCpuPct: number;
+  snapshot?: string;
+}
+
+const SNAPSHOT_SIGNAL = 'SIGTTIN';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The open-files limit of this process (Linux), or NaN when unknown. */
+export function openFilesLimit(): number {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
+    const soft = Number(line?.trim().split(/\s+/)[3]);
+    return Number.isFinite(soft) ? soft : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Streams one gateway process can hold under `limit` descriptors: two sockets each, plus a reserve. */
+export function streamsWithin(limit: number, wanted: number): number {
+  return Number.isFinite(limit) ? Math.max(0, Math.min(wanted, Math.floor((limit - 300) / 2))) : wanted;
+}
+
+function probeLines(file: string): Record<string, unknown>[] {
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+    : [];
+}
+
+/** A heap snapshot of the gateway (V8's --heapsnapshot-signal), renamed to `name` in `dir` once written:
+ * the snapshot blocks the gateway's event loop, so its health check answering again means done. */
+async function heapSnapshot(gateway: Service, dir: string, name: string): Promise<string | undefined> {
+  const before = new Set(readdirSync(dir));
+  gateway.child.kill(SNAPSHOT_SIGNAL);
+  await sleep(500);
+  for (const end = Date.now() + 120_000; Date.now() < end; await sleep(250)) {
+    try {
+      const res = await request(gateway.origin + '/healthz', { headersTimeout: 60_000, bodyTimeout: 60_000 });
+      await res.body.dump();
+    } catch {
+      continue;
+    }
+    const fresh = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+    if (!fresh) continue;
+    renameSync(path.join(dir, fresh), path.join(dir, name));
+    return path.join(dir, name);
+  }
+  return undefined;
+}
+
+/** Signal the probe and wait (bounded) for the line it appends with `key`. */
+async function probeAsk<T>(gateway: Service, file: string, signal: NodeJS.Signals, key: string, waitMs = 20_000): Promise<T | null> {
+  const before = probeLines(file).length;
+  gateway.child.kill(signal);
+  for (const end = Date.now() + waitMs; Date.now() < end; ) {
+    await sleep(50);
+    const lines = probeLines(file);
+    for (let i = lines.length - 1; i >= before; i--) if (key in lines[i]!) return lines[i]![key] as T;
+  }
+  return null;
+}
+
+export async function measureOpenStreams(o: OpenStreamsOptions): Promise<OpenStreamsResult> {
+  const log = o.log ?? (() => {});
+  const fdLimit = openFilesLimit();
+  const streams = streamsWithin(fdLimit, o.streams);
+  const lanes = o.lanes;
+  const upstream = await startService({
+    name: 'open-streams-upstream',
+    cwd: o.repo,
+    args: ['--import', 'tsx', path.join(o.repo, 'bench', 'fake-upstream.ts'), '--port', '0', '--events', String(o.events), '--pace-ms', String(o.paceMs)],
+  });
+  const port = await freePort();
+  const config = path.join(o.tmp, 'open-streams-gateway.yaml');
+  // One pool per upstream origin holds every stream's connection (all providers share the origin here).
+  writeGatewayConfig(config, { port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: streams + 64 });
+  const probeFile = path.join(o.tmp, 'open-streams-memory.jsonl');
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', SWITCHYARD_BENCH_MEMORY_PROBE: probeFile };
+  delete env.SWITCHYARD_CONFIG;
+  const gateway = await startService({
+    name: 'open-streams-gateway',
+    cwd: o.tmp,
+    args: [
+      ...(o.gatewayFlags ?? []),
+      ...(o.snapshotDir ? [`--heapsnapshot-signal=${SNAPSHOT_SIGNAL}`, `--diagnostic-dir=${o.snapshotDir}`] : []),
+      '--import',
+      path.join(o.repo, 'bench', 'lib', 'memory-probe.mjs'),
+      o.entry,
+      '--config',
+      config,
+    ],
+    port,
+    stdoutFile: path.join(o.tmp, 'open-streams-gateway.log'),
+    env,
+    timeoutMs: 20_000,
+  });
+  try {
+    o.arrange?.(gateway.pid, [upstream.pid]);
+    const bodyOptions = o.storeFalse ? { store: false as const } : {};
+    const target = (lane: Lane, stream: boolean) => ({
+      origin: gateway.origin,
+      path: ENDPOINT[lane.door],
+      headers: requestHeaders(lane.door),
+      body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, bodyOptions),
+      terminal: STREAM_TERMINAL[lane.door],
+    });
+    // Warm-up: every lane's code compiled and its caches filled (non-streamed answers are not paced), so
+    // the idle heap below already holds what the first streams would add once for all.
+    for (const lane of lanes) {
+      for (let i = 0; i < 50; i++) {
+        const t = target(lane, false);
+        const res = await request(t.origin + t.path, { method: 'POST', headers: t.headers, body: t.body });
+        await res.body.dump();
+        if (res.statusCode !== 200) throw new Error(`open streams warm-up: ${lane.id} answered ${res.statusCode}`);
+      }
+    }
+    await sleep(200);
+    const idle = await probeAsk<HeapAfterGc>(gateway, probeFile, 'SIGWINCH', 'gc');
+    const snapshotName = (phase: string) => `open-streams-${o.lanes.length === 1 ? o.lanes[0]!.id : `${o.lanes.length}-lanes`}${o.storeFalse ? '-nostore' : ''}-${phase}-${gateway.pid}.heapsnapshot`;
+    if (o.snapshotDir) await heapSnapshot(gateway, o.snapshotDir, snapshotName('idle'));
+    await probeAsk(gateway, probeFile, 'SIGUSR2', 'peak');
+    resetPeakRss(gateway.pid);
+    await request(upstream.origin + '/_stats?reset=1').then((r) => r.body.dump());
+    log(`open streams: ${streams} streams${streams < o.streams ? ` (${o.streams} asked; open-files limit ${fdLimit})` : ''} over ${lanes.length} lanes, one event every ${o.paceMs} ms, ramp ${o.rampMs} ms, hold ${o.holdMs} ms`);
+
+    const cpu0 = cpuSeconds(gateway.pid);
+    const t0 = performance.now();
+    const perLane = lanes.map((_, i) => Math.floor(streams / lanes.length) + (i < streams % lanes.length ? 1 : 0));
+    // At the end of the hold (the gaps recorded until then): the peak so far, then the plateau's live
+    // heap (two full GCs: they pause the gateway, so after the gap window) and the optional snapshot,
+    // then the streams are cut. Every lane's client waits for this one measurement.
+    let plateau: HeapAfterGc | null = null;
+    let openAtPlateau = 0;
+    let snapshot: string | undefined;
+    let peakRssMiB = NaN;
+    let probe: MemoryProbeSample | null = null;
+    let cpuS = NaN;
+    let elapsedS = NaN;
+    let atHoldEnd: Promise<void> | undefined;
+    const measurePlateau = async () => {
+      cpuS = cpuSeconds(gateway.pid) - cpu0;
+      elapsedS = (performance.now() - t0) / 1000;
+      peakRssMiB = memoryMiB(gateway.pid).peakRssMiB;
+      probe = await probeAsk<MemoryProbeSample>(gateway, probeFile, 'SIGUSR2', 'peak');
+      const stats = (await (await request(upstream.origin + '/_stats')).body.json()) as FakeUpstreamStats;
+      openAtPlateau = stats.activeStreams;
+      plateau = await probeAsk<HeapAfterGc>(gateway, probeFile, 'SIGWINCH', 'gc', 60_000);
+      if (o.snapshotDir) snapshot = await heapSnapshot(gateway, o.snapshotDir, snapshotName(`${openAtPlateau}-open`));
+    };
+    const running = lanes.map((lane, i) =>
+      pacedStreams(target(lane, true), {
+        concurrency: perLane[i]!,
+        rampMs: o.rampMs,
+        holdMs: o.holdMs,
+        paceMs: o.paceMs,
+        drainMs: 0,
+        cutAtEnd: true,
+        connectTimeoutMs: 30_000,
+        atHoldEnd: () => (atHoldEnd ??= measurePlateau()),
+      }),
+    );
+    const results: PacedResult[] = await Promise.all(running);
+    const upstreamStats = (await (await request(upstream.origin + '/_stats')).body.json()) as FakeUpstreamStats;
+    // (Assigned in measurePlateau, which TypeScript's narrowing does not see.)
+    const atPlateau = plateau as HeapAfterGc | null;
+    const liveHeapPerStreamKiB = idle && atPlateau && openAtPlateau > 0 ? ((atPlateau.heapUsedMiB - idle.heapUsedMiB) * 1024) / openAtPlateau : NaN;
+    const failures = results.reduce((n, r) => n + r.failures, 0);
+    return {
+      requested: o.streams,
+      streams,
+      fdLimit,
+      fdCapped: streams < o.streams,
+      paceMs: o.paceMs,
+      rampMs: o.rampMs,
+      holdMs: o.holdMs,
+      lanes: lanes.map((l) => l.id),
+      storeFalse: o.storeFalse ?? false,
+      held: results.reduce((n, r) => n + r.minHeld, 0),
+      openAtPlateau,
+      completed: results.reduce((n, r) => n + r.completed, 0),
+      cut: results.reduce((n, r) => n + r.cut, 0),
+      failures,
+      ...(failures ? { firstFailure: results.find((r) => r.firstFailure)?.firstFailure } : {}),
+      peakRssMiB,
+      probe,
+      idle,
+      plateau,
+      liveHeapPerStreamKiB,
+      gapP99Ms: Math.max(...results.map((r) => r.excessGap.p99)),
+      gapMaxMs: Math.max(...results.map((r) => r.excessGap.max)),
+      gapsOver100ms: results.reduce((n, r) => n + r.excessGap.over100ms, 0),
+      laneGapP99Ms: Object.fromEntries(lanes.map((l, i) => [l.id, results[i]!.excessGap.p99])),
+      upstreamLateMaxMs: upstreamStats.pacingLateMax ?? null,
+      gatewayCpuPct: (cpuS / elapsedS) * 100,
+      ...(snapshot ? { snapshot } : {}),
+    };
+  } finally {
+    await gateway.stop();
+    await upstream.stop();
+  }
+}
+
+/** One line for logs and the README. */
+export function describeOpenStreams(r: OpenStreamsResult): string {
+  const f = (n: number | undefined, d = 0) => (n === undefined || !Number.isFinite(n) ? '?' : n.toFixed(d));
+  const p = r.probe;
+  return (
+    `${r.streams} streams (held ≥${r.held}, ${r.openAtPlateau} open at the plateau), one event every ${r.paceMs} ms: peak RSS ${f(r.peakRssMiB, 1)} MiB ` +
+    `(heap ${f(p?.heapUsedMiB)}/${f(p?.heapTotalMiB)}, external ${f(p?.externalMiB)}, pool sockets ${p?.maxPoolSockets ?? '?'}, other TCP ${p?.maxOtherTcpHandles ?? '?'}); ` +
+    `live heap ${f(r.idle?.heapUsedMiB, 1)} idle → ${f(r.plateau?.heapUsedMiB, 1)} MiB = ${f(r.liveHeapPerStreamKiB, 1)} KiB per open stream (full GC ${f(r.plateau?.gcMs)} ms); ` +
+    `gap beyond pacing p99 ${f(r.gapP99Ms, 1)} max ${f(r.gapMaxMs, 1)} ms (upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)}); gateway CPU ${f(r.gatewayCpuPct)}%; ` +
+    `${r.completed} completed, ${r.cut} cut at the end, ${r.failures} failed${r.firstFailure ? ` (${r.firstFailure})` : ''}`
+  );
+}
+
+/** The issue's target for 10,000 open streams on one process. */
+export const OPEN_STREAMS_PEAK_RSS_MIB = 1024;
+
+/** The row's lines of the bench table: peak RSS (target ≤ 1 GiB), live heap per stream, gaps. */
+export function openStreamsRows(r: OpenStreamsResult, lanes: Lane[]): Row[] {
+  const blank = { direct: '', floor: '', jsonFloor: '', ratioJsonFloor: '', cpuFloor: '', cpuJsonFloor: '', cpuGateway: '', cpuRatio: '', cpuRatioJsonFloor: '', otherLoad: '' };
+  const f = (n: number | undefined, d = 0) => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(d));
+  const label = `${r.streams.toLocaleString('en-US')} open streams, 1 event / ${r.paceMs} ms`;
+  const p = r.probe;
+  const passThrough = lanes.filter((l) => l.kind === 'pass-through' && r.laneGapP99Ms[l.id] !== undefined).map((l) => r.laneGapP99Ms[l.id]!);
+  // Measured against the issue's count: fewer streams than asked (the open-files limit) cannot pass it.
+  const atScale = r.streams >= 0.95 * r.requested && r.requested >= 10_000;
+  return [
+    {
+      ...blank,
+      scenario: `peak RSS, ${label} (VmHWM)`,
+      lane: 'all',
+      gateway: `${f(r.peakRssMiB, 1)} MiB`,
+      ratio: p
+        ? `heap ${f(p.heapUsedMiB)}/${f(p.heapTotalMiB)} MiB, external ${f(p.externalMiB)}, ${p.maxPoolSockets} pool sockets, ${p.maxOtherTcpHandles} other TCP; held ≥${r.held}, ${r.failures} failed`
+        : '',
+      cpuGateway: `${f(r.gatewayCpuPct)}% of a CPU`,
+      target: atScale ? `≤${OPEN_STREAMS_PEAK_RSS_MIB} MiB` : '(report)',
+      result: !Number.isFinite(r.peakRssMiB) ? 'skipped' : atScale ? (r.peakRssMiB <= OPEN_STREAMS_PEAK_RSS_MIB ? 'pass' : 'miss') : 'info',
+      values: { streams: r.streams, requested: r.requested, fdLimit: r.fdLimit, paceMs: r.paceMs, peakRssMiB: r.peakRssMiB, held: r.held, failures: r.failures, ...(p ?? {}) },
+    },
+    {
+      ...blank,
+      scenario: `live heap per open stream, ${label}`,
+      lane: 'all',
+      gateway: `${f(r.liveHeapPerStreamKiB, 1)} KiB`,
+      ratio: `heap after full GC: idle ${f(r.idle?.heapUsedMiB, 1)} → ${f(r.plateau?.heapUsedMiB, 1)} MiB with ${r.openAtPlateau} open`,
+      target: '(report)',
+      result: 'info',
+      values: { liveHeapPerStreamKiB: r.liveHeapPerStreamKiB, idleHeapMiB: r.idle?.heapUsedMiB ?? null, plateauHeapMiB: r.plateau?.heapUsedMiB ?? null, openAtPlateau: r.openAtPlateau },
+    },
+    {
+      ...blank,
+      scenario: `gap beyond pacing p99, ${label}`,
+      lane: 'all',
+      gateway: `pass-through ${f(Math.max(...passThrough), 1)} ms, all lanes ${f(r.gapP99Ms, 1)} ms`,
+      ratio: `max ${f(r.gapMaxMs, 1)} ms, ${r.gapsOver100ms} gaps >100 ms; upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)} ms`,
+      target: '(report)',
+      result: 'info',
+      values: { gapP99Ms: r.gapP99Ms, gapMaxMs: r.gapMaxMs, gapsOver100ms: r.gapsOver100ms, ...r.laneGapP99Ms },
+    },
+  ];
+}
