@@ -1,7 +1,7 @@
 // Lua run inside Redis so that each operation is one atomic step for every instance sharing the
 // server, with Redis's own TIME as the clock. The rules mirror admission-logic.ts (the contract suite
-// runs both). Keys outside KEYS (evicted documents, the per-check lease ids) make these scripts
-// unsuitable for Redis Cluster; a single primary (or Sentinel) is what they are written for.
+// runs both). Some keys are computed inside a script (evicted documents); on a Redis Cluster every key
+// carries its group's hash tag (redis-store.ts keyOf), so those share the slot of the script's KEYS.
 
 const NOW = `
 local __t = redis.call('TIME')
