@@ -1,10 +1,11 @@
 // What the Responses door keeps of a finished answer (responses-store/stored-response.ts), built after
-// the caller's last byte by either lane: the response object as the caller got it, the request's input
-// items, the whole conversation as IR turns, and the deployment that produced it.
+// the caller's last byte by either lane: texts the request already has (its body as the caller sent
+// it, the response as the caller got it), this answer's IR parts and the conversation as it stands in
+// memory (for a continuation that arrives before the save lands), and the deployment that produced it.
+import { callerJsonOf } from '../drivers/caller-json.js';
 import type { OutputPart } from '../ir/types.js';
 import type { RouteTarget } from '../router/model-table.js';
-import { inputItemsOf } from '../responses-store/input-items.js';
-import type { StoredResponse } from '../responses-store/stored-response.js';
+import type { AnswerRecord } from '../responses-store/stored-response.js';
 import type { Generation } from './generation.js';
 
 /** The Responses door keeps answers unless the caller said `store: false`. With storing off
@@ -13,17 +14,29 @@ export function keepsAnswer(gen: Generation): boolean {
   return gen.codec.protocol === 'responses' && gen.ir.extras.responses?.store !== false;
 }
 
-/** `responseJson`: the response exactly as the caller got it (its text), stored without serialising it again. */
-export function storedAnswer(gen: Generation, target: RouteTarget, response: Record<string, unknown>, answer: OutputPart[], responseJson?: string): StoredResponse {
+/** `response`: the response object as the caller got it; `responseJson`: its text, stored as is. */
+export function storedAnswer(gen: Generation, target: RouteTarget, response: Record<string, unknown>, answer: OutputPart[], responseJson: string): AnswerRecord {
+  const previousTurns = gen.previous ? gen.previous.turns.length : 0;
   return {
     id: typeof response.id === 'string' ? response.id : gen.responseId,
     owner: gen.caller.name,
     createdAt: typeof response.created_at === 'number' ? response.created_at : gen.createdAt,
-    response,
     responseJson,
-    inputItems: inputItemsOf(gen.body.input),
+    outputItemIds: outputItemIds(response),
+    // The body decoded (references expanded): the caller's own text when the object is still that text's.
+    requestJson: callerJsonOf(gen.body)?.text ?? JSON.stringify(gen.body),
     // gen.ir.turns already starts with the previous conversation when there was one.
     turns: [...gen.ir.turns, { role: 'assistant', parts: answer }],
+    previousTurns,
+    answer,
     producer: { provider: target.provider.name, model: target.model, protocol: target.provider.protocol },
   };
+}
+
+function outputItemIds(response: Record<string, unknown>): string[] {
+  const output = response.output;
+  const ids: string[] = [];
+  if (!Array.isArray(output)) return ids;
+  for (const item of output) if (item !== null && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string') ids.push((item as { id: string }).id);
+  return ids;
 }

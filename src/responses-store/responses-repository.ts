@@ -2,9 +2,10 @@
 // what `previous_response_id` continues from, and what GET/DELETE /v1/responses/{id} and
 // /input_items serve. Owner isolation is the store's: another owner's id reads as absent.
 //
-// Layout: the record under its response id, and one entry per output item (`item:<id>` → the item's
-// own JSON, its response id and producer) so an `item_reference` resolves with one read and one small
-// parse, never the conversation's. Both share the TTL, the byte bound and the owner's share of it.
+// Layout: the record under its response id (stored-response.ts), and one entry per output item
+// (`item:<id>` → its response id) so an `item_reference` resolves with two reads and the parse of that
+// response's text, never the conversation's. (Entries of the previous layout held the item's own JSON
+// and still read.) Both share the TTL, the byte bound and the owner's share of it.
 //
 // Claims (the store's claims, outside the byte bound, `claim_ttl_ms` long: OpenAI's retention): the
 // response id (`r:<id>`) and each output item id (`i:<id>`) → the key that created them, written even
@@ -16,7 +17,9 @@ import type { StateStore } from '../state/types.js';
 import {
   decodeStoredConversation,
   decodeStoredResponse,
-  encodeStoredResponse,
+  encodeAnswerRecord,
+  joinUtf8,
+  type AnswerRecord,
   type Producer,
   type StoredConversation,
   type StoredResponse,
@@ -76,11 +79,6 @@ export interface FoundItem {
   producer?: Producer;
 }
 
-/** An item entry: the item's own bytes, so a reference never decodes the conversation. */
-function encodeItemEntry(responseId: string, producer: Producer | undefined, item: WireItem): Buffer {
-  return Buffer.from(JSON.stringify({ r: responseId, p: producer, i: item }));
-}
-
 const OPEN_BRACE = 0x7b;
 
 export class ResponsesRepository {
@@ -100,17 +98,18 @@ export class ResponsesRepository {
    * RangeError when the record alone exceeds the owner's share of the byte bound: callers log, count
    * and carry on (the caller already has its answer).
    */
-  async save(record: StoredResponse): Promise<void> {
-    const items = outputItems(record);
-    const claimed = this.store.claim(RESPONSES_NAMESPACE, claimIds(record), record.owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
+  async save(record: AnswerRecord): Promise<void> {
+    const ids = [RESPONSE_CLAIM + record.id];
+    for (const id of record.outputItemIds) ids.push(ITEM_CLAIM + id);
+    const claimed = this.store.claim(RESPONSES_NAMESPACE, ids, record.owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
     if (!this.enabled) return claimed;
     const { ttlMs } = this.options;
     // Claims and record together (one round trip: a continuation on another process waits for the
     // record); the record before the item entries, so an entry is evicted no earlier than its record.
-    await Promise.all([claimed, this.store.putDoc(RESPONSES_NAMESPACE, record.id, record.owner, encodeStoredResponse(record), ttlMs)]);
-    await Promise.all(
-      items.map((item) => this.store.putDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, record.owner, encodeItemEntry(record.id, record.producer, item), ttlMs)),
-    );
+    await Promise.all([claimed, this.store.putDoc(RESPONSES_NAMESPACE, record.id, record.owner, encodeAnswerRecord(record), ttlMs)]);
+    if (record.outputItemIds.length === 0) return;
+    const entry = joinUtf8([record.id]);
+    await Promise.all(record.outputItemIds.map((id) => this.store.putDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + id, record.owner, entry, ttlMs)));
   }
 
   /** The stored response, or undefined when absent, expired, evicted or another owner's. */

@@ -1,11 +1,20 @@
-// What one stored Response holds, and its compact encoding (JSON → bytes, one version tag).
+// What one stored Response holds, and its compact encoding (version 3: a small JSON head, then texts).
 //
-// Trade-off: each record carries the WHOLE conversation as IR turns (every earlier turn, this
-// request's input, this answer), not a pointer to its predecessor. A `previous_response_id` is then
-// one lookup for the request (after admission), and evicting or deleting
-// an older response never breaks a later one's continuation. The cost is bytes: a long conversation
-// is stored once per turn (quadratic in its length), which the namespace's byte bound caps.
-import type { Turn } from '../ir/types.js';
+// Trade-off: each record carries the WHOLE conversation (every earlier turn, this request's input,
+// this answer), not a pointer to its predecessor. A `previous_response_id` is then one lookup for the
+// request (after admission), and evicting or deleting an older response never breaks a later one's
+// continuation. The cost is bytes: a long conversation is stored once per turn (quadratic in its
+// length), which the namespace's byte bound caps.
+//
+// Saving is on every default Responses request (`store` unset), reading is rare (a continuation, GET,
+// `input_items`, an `item_reference`), so a record keeps texts the request already had, not objects
+// re-serialised: the request body as the caller sent it, the response as the caller got it, this
+// answer's IR parts, and (continuations only) the earlier turns. The input items and this request's
+// turns are derived from the body when a record is read.
+import { createHash } from 'node:crypto';
+import { decodeRequest } from '../codecs/openai-responses/decode-request.js';
+import type { OutputPart, Turn } from '../ir/types.js';
+import { inputItemsOf } from './input-items.js';
 
 /** A Responses wire item (input or output), as JSON. Every stored item has an `id`. */
 export type WireItem = { id: string; type?: string } & Record<string, unknown>;
@@ -40,16 +49,50 @@ export interface Producer {
   protocol: string;
 }
 
-// Two JSON lines: the conversation first, then the response and its input items. A continuation (the
-// lookup in front of a request) parses the first line only; the stored-response routes read both.
-// JSON.stringify never writes a raw newline, so the first one is the boundary. Version 1 was one line.
-const VERSION = 2;
+/** A finished answer as a lane hands it to the store: texts it already has, nothing re-serialised. */
+export interface AnswerRecord extends StoredConversation {
+  /** How many of `turns` came from the previous response (stored as they are: the rest is derived). */
+  previousTurns: number;
+  /** This answer's IR parts (the last turn's). */
+  answer: OutputPart[];
+  /** The request body as decoded (the caller's text when it had no `item_reference`). */
+  requestJson: string;
+  /** The response as the caller got it. */
+  responseJson: string;
+  /** The ids of the response's output items (claimed for the owner, found by `item_reference`). */
+  outputItemIds: string[];
+}
+
+// Version 3: one JSON line (the head: ids, producer, and the byte length of each text), then the texts
+// one after the other: the earlier turns (JSON, empty when none), this answer's parts (JSON), the
+// request body, the response (to the end). Texts are located by length, so the caller's own layout
+// (newlines included) is kept as is. Version 2 was two JSON lines (turns; response and input items),
+// version 1 one line: both still read.
+const VERSION = 3;
+const VERSION_2 = 2;
 const NEWLINE = 10;
 
-export function encodeStoredResponse(record: StoredResponse): Buffer {
-  const head = JSON.stringify({ v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, turns: record.turns });
-  // The body line is read whole by JSON.parse, so the response text may keep the caller's own layout.
-  // The pieces go straight into one buffer: joining them first would copy the whole record once more.
+interface HeadV3 {
+  v: 3;
+  id: string;
+  owner: string;
+  created_at: number;
+  producer?: Producer;
+  /** UTF-8 byte lengths of the earlier turns, the answer and the request; the response is the rest. */
+  n: [number, number, number];
+}
+
+export function encodeAnswerRecord(record: AnswerRecord): Buffer {
+  const previous = record.previousTurns > 0 ? JSON.stringify(record.turns.slice(0, record.previousTurns)) : '';
+  const answer = JSON.stringify(record.answer);
+  const n: HeadV3['n'] = [Buffer.byteLength(previous, 'utf8'), Buffer.byteLength(answer, 'utf8'), Buffer.byteLength(record.requestJson, 'utf8')];
+  const head: HeadV3 = { v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, n };
+  return joinUtf8([JSON.stringify(head) + '\n', previous, answer, record.requestJson, record.responseJson]);
+}
+
+/** Version 2's encoding (tests write records of the earlier layout with it). */
+export function encodeStoredResponseV2(record: StoredResponse): Buffer {
+  const head = JSON.stringify({ v: VERSION_2, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, turns: record.turns });
   return joinUtf8([head, '\n{"response":', record.responseJson ?? JSON.stringify(record.response), ',"input_items":', JSON.stringify(record.inputItems), '}']);
 }
 
@@ -102,24 +145,82 @@ function conversationOf(head: Head): StoredConversation {
   return { id: head.id, owner: head.owner, createdAt: head.created_at, turns: head.turns, producer: head.producer };
 }
 
+/** A version 3 record's texts, located (nothing parsed but the head). */
+interface Sections {
+  head: HeadV3;
+  buf: Buffer;
+  /** Start of the earlier turns, the answer, the request, the response. */
+  at: [number, number, number, number];
+}
+
+function sectionsOf(buf: Buffer, nl: number, head: HeadV3): Sections {
+  const [p, a, r] = head.n;
+  const start = nl + 1;
+  return { head, buf, at: [start, start + p, start + p + a, start + p + a + r] };
+}
+
+function text(s: Sections, k: 0 | 1 | 2 | 3): string {
+  return s.buf.toString('utf8', s.at[k], k === 3 ? s.buf.length : s.at[k + 1]);
+}
+
+/** The whole conversation: the earlier turns, this request's (decoded again from its body), the answer. */
+function turnsOf(s: Sections): Turn[] {
+  const previous = s.at[1] > s.at[0] ? (JSON.parse(text(s, 0)) as Turn[]) : [];
+  const mine = decodeRequest(JSON.parse(text(s, 2)), []).turns;
+  return [...previous, ...mine, { role: 'assistant', parts: JSON.parse(text(s, 1)) as OutputPart[] }];
+}
+
+/** Generated input item ids are derived from the response id and the item's place: the same on every read. */
+function derivedItemId(responseId: string): (type: string | undefined, index: number) => string {
+  return (type, index) =>
+    (type === undefined || type === 'message' ? 'msg_' : 'item_') +
+    createHash('sha256')
+      .update(responseId + '\0' + index)
+      .digest('hex')
+      .slice(0, 24);
+}
+
+function headOf(s: Sections): StoredConversation {
+  const h = s.head;
+  return { id: h.id, owner: h.owner, createdAt: h.created_at, turns: [], producer: h.producer };
+}
+
 /** The conversation only (no response, no input items): what `previous_response_id` needs. */
 export function decodeStoredConversation(bytes: Uint8Array): StoredConversation | undefined {
   const buf = asBuffer(bytes);
   const nl = buf.indexOf(NEWLINE);
   if (nl < 0) return decodeVersion1(buf);
-  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head;
+  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head | HeadV3;
+  if (head.v === VERSION) {
+    const s = sectionsOf(buf, nl, head as HeadV3);
+    return { ...headOf(s), turns: turnsOf(s) };
+  }
   // A record from a newer gateway we cannot read is treated as absent rather than misread.
-  return head.v === VERSION ? conversationOf(head) : undefined;
+  return head.v === VERSION_2 ? conversationOf(head as Head) : undefined;
 }
 
+/** The stored response whole; the conversation and the input items are derived when first read. */
 export function decodeStoredResponse(bytes: Uint8Array): StoredResponse | undefined {
   const buf = asBuffer(bytes);
   const nl = buf.indexOf(NEWLINE);
   if (nl < 0) return decodeVersion1(buf);
-  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head;
-  if (head.v !== VERSION) return undefined;
+  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head | HeadV3;
+  if (head.v === VERSION) return lazyResponse(sectionsOf(buf, nl, head as HeadV3));
+  if (head.v !== VERSION_2) return undefined;
   const body = JSON.parse(buf.toString('utf8', nl + 1)) as Body;
-  return { ...conversationOf(head), response: body.response, inputItems: body.input_items };
+  return { ...conversationOf(head as Head), response: body.response, inputItems: body.input_items };
+}
+
+/** The response object and who produced it, without deriving the conversation (GET, DELETE, item_reference). */
+function lazyResponse(s: Sections): StoredResponse {
+  const record = { ...headOf(s), response: JSON.parse(text(s, 3)) as StoredResponse['response'], inputItems: [] as WireItem[] };
+  let turns: Turn[] | undefined;
+  let items: WireItem[] | undefined;
+  Object.defineProperties(record, {
+    turns: { enumerable: true, get: () => (turns ??= turnsOf(s)) },
+    inputItems: { enumerable: true, get: () => (items ??= inputItemsOf((JSON.parse(text(s, 2)) as { input?: unknown }).input, derivedItemId(s.head.id))) },
+  });
+  return record;
 }
 
 /** Records written before the two-line layout (one JSON object). */

@@ -77,7 +77,9 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
  * so a continuation on another protocol can carry this answer too. */
 function keepAnswer(gen: Generation, target: RouteTarget, driver: Driver, response: Record<string, unknown>, sentText?: string): void {
   const id = typeof response.id === 'string' ? response.id : gen.responseId;
-  gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () => storedAnswer(gen, target, response, driver.decodeResult(response, gen.ir).content, sentText));
+  gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () =>
+    storedAnswer(gen, target, response, driver.decodeResult(response, gen.ir).content, sentText ?? JSON.stringify(response)),
+  );
 }
 
 /** The caller's references as they were for the OpenAI deployment that produced every item they name. */
