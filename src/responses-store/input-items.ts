@@ -1,7 +1,8 @@
 // A request's `input` as the list `GET /v1/responses/{id}/input_items` returns: a string becomes one
 // user message; every item gets an id when it has none (OpenAI lists ids the caller never sent), the
 // same on every read of the record.
-import type { WireItem } from './stored-response.js';
+/** A Responses wire item (input or output), as JSON. Every stored item has an `id`. */
+export type WireItem = { id: string; type?: string } & Record<string, unknown>;
 
 /** An id for the item at `index` that came without one (stored-response.ts derives it from the response id). */
 export type ItemIdFor = (type: string | undefined, index: number) => string;

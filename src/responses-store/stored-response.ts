@@ -14,10 +14,9 @@
 import { createHash } from 'node:crypto';
 import { decodeRequest } from '../codecs/openai-responses/decode-request.js';
 import type { OutputPart, Turn } from '../ir/types.js';
-import { inputItemsOf } from './input-items.js';
+import { inputItemsOf, type WireItem } from './input-items.js';
 
-/** A Responses wire item (input or output), as JSON. Every stored item has an `id`. */
-export type WireItem = { id: string; type?: string } & Record<string, unknown>;
+export type { WireItem } from './input-items.js';
 
 /** What a continuation needs of a stored response: the conversation and who produced it. */
 export interface StoredConversation {

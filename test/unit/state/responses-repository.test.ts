@@ -81,7 +81,7 @@ describe('ResponsesRepository', () => {
     await repo.save(record('resp_old', 'alice'));
     now += 500;
     // Large enough that two records do not fit: the older one goes.
-    const big = record('resp_big', 'alice', { input: 'x'.repeat(3500) });
+    const big = record('resp_big', 'alice', { input: 'x'.repeat(3000) });
     await repo.save(big);
     expect(await repo.load('resp_old', 'alice')).toBeUndefined();
     expect(await repo.load('resp_big', 'alice')).toBeDefined();
