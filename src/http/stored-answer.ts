@@ -14,15 +14,31 @@ export function keepsAnswer(gen: Generation): boolean {
   return gen.codec.protocol === 'responses' && gen.ir.extras.responses?.store !== false;
 }
 
-/** `response`: the response object as the caller got it; `responseJson`: its text, stored as is. */
-export function storedAnswer(gen: Generation, target: RouteTarget, response: Record<string, unknown>, answer: OutputPart[], responseJson: string): AnswerRecord {
-  const previousTurns = gen.previous ? gen.previous.turns.length : 0;
+/** What the store needs of the response object: its id, its creation time and its output items' ids. */
+export interface ResponseFacts {
+  id: string;
+  createdAt: number;
+  outputItemIds: string[];
+}
+
+/** The facts of a response object the lane has parsed (pass-through). */
+export function factsOf(gen: Generation, response: Record<string, unknown>): ResponseFacts {
   return {
     id: typeof response.id === 'string' ? response.id : gen.responseId,
-    owner: gen.caller.name,
     createdAt: typeof response.created_at === 'number' ? response.created_at : gen.createdAt,
-    responseJson,
     outputItemIds: outputItemIds(response),
+  };
+}
+
+/** `responseJson`: the response as the caller got it (its text), stored as is. */
+export function storedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, answer: OutputPart[], responseJson: string): AnswerRecord {
+  const previousTurns = gen.previous ? gen.previous.turns.length : 0;
+  return {
+    id: facts.id,
+    owner: gen.caller.name,
+    createdAt: facts.createdAt,
+    responseJson,
+    outputItemIds: facts.outputItemIds,
     // The body decoded (references expanded): the caller's own text when the object is still that text's.
     requestJson: callerJsonOf(gen.body)?.text ?? JSON.stringify(gen.body),
     // gen.ir.turns already starts with the previous conversation when there was one.
