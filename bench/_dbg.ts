@@ -10,7 +10,8 @@ const port = await freePort(); const config = path.join(tmp, 'g.yaml');
 writeGatewayConfig(config, { port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 64 });
 const gw = await startService({ name: 'gateway', cwd: REPO, args: ['dist/main.js', '--config', config], port, stdoutFile: path.join(tmp, 'log') });
 const lane = LANES.find((l) => l.id === (process.argv[2] ?? 'responses-messages'))!;
-for (let i = 0; i < 3000; i++) { const r = await fetch(gw.origin + ENDPOINT[lane.door], { method: 'POST', headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), false, {}) }); await r.text(); }
+const body = requestBody(lane.door, gatewayModel(lane.upstream, false), false, {});
+await Promise.all(Array.from({ length: 32 }, async () => { for (let i = 0; i < 300; i++) { const r = await fetch(gw.origin + ENDPOINT[lane.door], { method: 'POST', headers: requestHeaders(lane.door), body }); await r.text(); } }));
 await new Promise((r) => setTimeout(r, 200));
 gw.child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 300));
 console.log(gw.stderrTail());

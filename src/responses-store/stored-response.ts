@@ -62,14 +62,17 @@ export interface AnswerRecord extends StoredConversation {
   outputItemIds: string[];
 }
 
-// Version 3: one JSON line (the head: ids, producer, and the byte length of each text), then the texts
-// one after the other: the earlier turns (JSON, empty when none), this answer's parts (JSON), the
-// request body, the response (to the end). Texts are located by length, so the caller's own layout
-// (newlines included) is kept as is. Version 2 was two JSON lines (turns; response and input items),
-// version 1 one line: both still read.
+// Version 3: the texts one after the other, then a newline and one JSON line (the head: ids, producer,
+// and each text's byte length): the earlier turns (JSON, empty when none), this answer's parts (JSON),
+// the request body, the response. The head comes last so the texts are written once, straight into the
+// buffer, their lengths known as they are written; it holds no raw newline, so the last one is its start.
+// Texts are located by length, so the caller's own layout (newlines included) is kept as is. A version 3
+// record starts with `[` (the answer's parts, or the earlier turns); version 2 (two JSON lines: turns;
+// response and input items) and version 1 (one line) start with `{` and still read.
 const VERSION = 3;
 const VERSION_2 = 2;
 const NEWLINE = 10;
+const OPEN_BRACKET = 0x5b;
 
 interface HeadV3 {
   v: 3;
@@ -77,16 +80,15 @@ interface HeadV3 {
   owner: string;
   created_at: number;
   producer?: Producer;
-  /** UTF-8 byte lengths of the earlier turns, the answer and the request; the response is the rest. */
-  n: [number, number, number];
+  /** UTF-8 byte lengths of the earlier turns, the answer, the request and the response. */
+  n: [number, number, number, number];
 }
 
 export function encodeAnswerRecord(record: AnswerRecord): Buffer {
   const previous = record.previousTurns > 0 ? JSON.stringify(record.turns.slice(0, record.previousTurns)) : '';
-  const answer = JSON.stringify(record.answer);
-  const n: HeadV3['n'] = [Buffer.byteLength(previous, 'utf8'), Buffer.byteLength(answer, 'utf8'), Buffer.byteLength(record.requestJson, 'utf8')];
-  const head: HeadV3 = { v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, n };
-  return joinUtf8([JSON.stringify(head) + '\n', previous, answer, record.requestJson, record.responseJson]);
+  return writeTexts([previous, JSON.stringify(record.answer), record.requestJson, record.responseJson], (n) =>
+    JSON.stringify({ v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, n: n as HeadV3['n'] } satisfies HeadV3),
+  );
 }
 
 /** Version 2's encoding (tests write records of the earlier layout with it). */
@@ -122,6 +124,41 @@ export function joinUtf8(parts: readonly string[]): Buffer {
   return buf;
 }
 
+/** At most this many UTF-8 bytes per UTF-16 code unit. */
+const MAX_UTF8_PER_UNIT = 3;
+
+/**
+ * The texts' UTF-8 bytes one after the other, then a newline and `head(their byte lengths)`, in one
+ * buffer. Each text is written once, in one pass: room for the worst case is set aside in the slab and
+ * only what was written is kept (no byteLength pass first). Large records get a buffer of their own.
+ */
+function writeTexts(texts: string[], head: (lengths: number[]) => string): Buffer {
+  let units = 0;
+  for (const t of texts) units += t.length;
+  // The head is small (ids, a producer, four numbers); it is checked once written.
+  const room = (units + 1024) * MAX_UTF8_PER_UNIT;
+  if (room > SLAB_BYTES / 4) {
+    const n = texts.map((t) => Buffer.byteLength(t, 'utf8'));
+    return joinUtf8([...texts, '\n' + head(n)]);
+  }
+  if (slab.length - slabAt < room) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabAt = 0;
+  }
+  let at = slabAt;
+  const n = texts.map((t) => {
+    const written = slab.write(t, at, 'utf8');
+    at += written;
+    return written;
+  });
+  const tail = '\n' + head(n);
+  if (tail.length * MAX_UTF8_PER_UNIT > slabAt + room - at) return joinUtf8([...texts, tail]);
+  at += slab.write(tail, at, 'utf8');
+  const buf = slab.subarray(slabAt, at);
+  slabAt = (at + 7) & ~7;
+  return buf;
+}
+
 interface Head {
   v: number;
   id: string;
@@ -150,16 +187,20 @@ interface Sections {
   buf: Buffer;
   /** Start of the earlier turns, the answer, the request, the response. */
   at: [number, number, number, number];
+  /** End of the response. */
+  end: number;
 }
 
-function sectionsOf(buf: Buffer, nl: number, head: HeadV3): Sections {
-  const [p, a, r] = head.n;
-  const start = nl + 1;
-  return { head, buf, at: [start, start + p, start + p + a, start + p + a + r] };
+/** A version 3 record: its head (the last line) and where its texts start. */
+function sectionsOf(buf: Buffer): Sections {
+  const nl = buf.lastIndexOf(NEWLINE);
+  const head = JSON.parse(buf.toString('utf8', nl + 1)) as HeadV3;
+  const [p, a, r, t] = head.n;
+  return { head, buf, at: [0, p, p + a, p + a + r], end: p + a + r + t };
 }
 
 function text(s: Sections, k: 0 | 1 | 2 | 3): string {
-  return s.buf.toString('utf8', s.at[k], k === 3 ? s.buf.length : s.at[k + 1]);
+  return s.buf.toString('utf8', s.at[k], k === 3 ? s.end : s.at[k + 1]);
 }
 
 /** The whole conversation: the earlier turns, this request's (decoded again from its body), the answer. */
@@ -187,27 +228,30 @@ function headOf(s: Sections): StoredConversation {
 /** The conversation only (no response, no input items): what `previous_response_id` needs. */
 export function decodeStoredConversation(bytes: Uint8Array): StoredConversation | undefined {
   const buf = asBuffer(bytes);
+  if (buf[0] === OPEN_BRACKET) {
+    const s = sectionsOf(buf);
+    return s.head.v === VERSION ? { ...headOf(s), turns: turnsOf(s) } : undefined;
+  }
   const nl = buf.indexOf(NEWLINE);
   if (nl < 0) return decodeVersion1(buf);
-  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head | HeadV3;
-  if (head.v === VERSION) {
-    const s = sectionsOf(buf, nl, head as HeadV3);
-    return { ...headOf(s), turns: turnsOf(s) };
-  }
+  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head;
   // A record from a newer gateway we cannot read is treated as absent rather than misread.
-  return head.v === VERSION_2 ? conversationOf(head as Head) : undefined;
+  return head.v === VERSION_2 ? conversationOf(head) : undefined;
 }
 
 /** The stored response whole; the conversation and the input items are derived when first read. */
 export function decodeStoredResponse(bytes: Uint8Array): StoredResponse | undefined {
   const buf = asBuffer(bytes);
+  if (buf[0] === OPEN_BRACKET) {
+    const s = sectionsOf(buf);
+    return s.head.v === VERSION ? lazyResponse(s) : undefined;
+  }
   const nl = buf.indexOf(NEWLINE);
   if (nl < 0) return decodeVersion1(buf);
-  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head | HeadV3;
-  if (head.v === VERSION) return lazyResponse(sectionsOf(buf, nl, head as HeadV3));
+  const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head;
   if (head.v !== VERSION_2) return undefined;
   const body = JSON.parse(buf.toString('utf8', nl + 1)) as Body;
-  return { ...conversationOf(head as Head), response: body.response, inputItems: body.input_items };
+  return { ...conversationOf(head), response: body.response, inputItems: body.input_items };
 }
 
 /** The response object and who produced it, without deriving the conversation (GET, DELETE, item_reference). */

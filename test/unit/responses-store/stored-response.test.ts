@@ -92,6 +92,19 @@ describe('stored response encoding', () => {
     expect(other[0]!.id).not.toBe(items[0]!.id);
   });
 
+  it('records written one after another (shared slabs, one of its own when large) each read back whole', () => {
+    const written = Array.from({ length: 60 }, (_, i) => {
+      const big = i % 20 === 7 ? 'ü'.repeat(40_000) : 'x'.repeat(i * 97);
+      const r: AnswerRecord = { ...record(i % 2 ? previous : []), id: `resp_${i}`, owner: i === 3 ? 'o'.repeat(5000) : 'alice', requestJson: JSON.stringify({ model: 'm', input: big }), answer: [{ type: 'text', text: big + '🙂' }] };
+      r.turns = [...r.turns.slice(0, r.previousTurns), { role: 'user', parts: [{ type: 'text', text: big }] }, { role: 'assistant', parts: r.answer }];
+      return { r, bytes: encodeAnswerRecord(r) };
+    });
+    for (const { r, bytes } of written) {
+      expect(decodeStoredConversation(bytes)).toEqual({ id: r.id, owner: r.owner, createdAt: r.createdAt, producer: r.producer, turns: r.turns });
+      expect(decodeStoredResponse(bytes)!.response).toEqual(response);
+    }
+  });
+
   it('reads the layouts of versions 2 and 1; an unknown version is absent, not misread', () => {
     const v2: StoredResponse = {
       id: 'resp_1',

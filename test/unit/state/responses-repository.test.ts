@@ -134,6 +134,35 @@ describe('ResponsesRepository', () => {
     expect(await repo.findItems(['fc_resp_new', 'fc_old'], 'bob')).toEqual([undefined, undefined]);
   });
 
+  it("the gateway's own item ids (`<kind>_<stem>_<n>`) need no entry and no claim of their own: the record and its claim answer for them", async () => {
+    const store = new MemoryStateStore();
+    const repo = new ResponsesRepository(store, { ttlMs: 60_000 });
+    const output = [
+      { id: 'msg_Ab12_0', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hi', annotations: [] }] },
+      { id: 'fc_Ab12_1', type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}', status: 'completed' },
+      { id: 'fc_upstream9', type: 'function_call', call_id: 'call_2', name: 'g', arguments: '{}', status: 'completed' },
+    ];
+    const r = record('resp_Ab12', 'alice', { responseJson: JSON.stringify({ id: 'resp_Ab12', output }), outputItemIds: output.map((o) => o.id) });
+    const puts: string[] = [];
+    const claims: string[] = [];
+    const putDoc = store.putDoc.bind(store);
+    store.putDoc = (ns, id, ...rest) => (puts.push(id), putDoc(ns, id, ...rest));
+    const claim = store.claim.bind(store);
+    store.claim = (ns, ids, ...rest) => (claims.push(...ids), claim(ns, ids, ...rest));
+    await repo.save(r);
+    expect(puts).toEqual(['resp_Ab12', 'item:fc_upstream9']);
+    expect(claims).toEqual(['r:resp_Ab12', 'i:fc_upstream9']);
+    expect(await repo.itemOwners(['msg_Ab12_0', 'fc_Ab12_1', 'fc_upstream9', 'msg_Zz_0'])).toEqual(['alice', 'alice', 'alice', undefined]);
+    expect((await repo.findItems(['fc_Ab12_1', 'msg_Ab12_0', 'fc_upstream9', 'fc_Ab12_7'], 'alice')).map((f) => f?.item.id)).toEqual(['fc_Ab12_1', 'msg_Ab12_0', 'fc_upstream9', undefined]);
+    expect(await repo.findItems(['fc_Ab12_1'], 'bob')).toEqual([undefined]);
+    expect(await repo.delete('resp_Ab12', 'alice')).toBe(true);
+    expect(await repo.findItems(['fc_Ab12_1', 'fc_upstream9'], 'alice')).toEqual([undefined, undefined]);
+    expect(await repo.itemOwners(['fc_Ab12_1', 'fc_upstream9'])).toEqual(['alice', 'alice']);
+    // An entry of the previous layout (the item's own JSON) still answers after its record is gone.
+    await putDoc('responses', 'item:fc_Ab12_1', 'alice', Buffer.from(JSON.stringify({ r: 'resp_Ab12', i: output[1] })), 60_000);
+    expect((await repo.findItems(['fc_Ab12_1'], 'alice'))[0]?.item).toEqual(output[1]);
+  });
+
   it('refuses a record larger than the whole bound with a RangeError the caller can log', async () => {
     const store = new MemoryStateStore({ namespaces: [{ name: 'responses', maxBytes: 500 }] });
     const repo = new ResponsesRepository(store, { ttlMs: 1000 });
