@@ -23,7 +23,10 @@ const record: AnswerRecord = {
   responseJson: JSON.stringify({ id: 'resp_bench', object: 'response', status: 'completed', output: [{ id: 'msg_bench', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: ANSWER_TEXT, annotations: [] }] }] }),
   outputItemIds: ['msg_bench'],
   requestJson: JSON.stringify({ model: 'm', previous_response_id: 'resp_before', input: USER_TURN_2 }),
-  previousTurns: 2,
+  previous: [
+    { role: 'user', parts: [{ type: 'text', text: USER_TURN_1 }] },
+    { role: 'assistant', parts: [{ type: 'text', text: ANSWER_TEXT }] },
+  ],
   answer,
   turns: [
     { role: 'user', parts: [{ type: 'text', text: USER_TURN_1 }] },

@@ -39,7 +39,7 @@ function record(i: number): AnswerRecord {
     responseJson: JSON.stringify(response),
     outputItemIds: output.map((o) => o.id),
     requestJson: JSON.stringify(request),
-    previousTurns: 0,
+    previous: [],
     answer,
     turns: [
       { role: 'user', parts: [{ type: 'text', text: USER_TURN_1 }] },

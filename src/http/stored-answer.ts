@@ -3,7 +3,7 @@
 // it, the response as the caller got it), this answer's IR parts and the conversation as it stands in
 // memory (for a continuation that arrives before the save lands), and the deployment that produced it.
 import { callerJsonOf } from '../drivers/caller-json.js';
-import type { OutputPart } from '../ir/types.js';
+import type { OutputPart, Turn } from '../ir/types.js';
 import type { RouteTarget } from '../router/model-table.js';
 import type { AnswerRecord } from '../responses-store/stored-response.js';
 import type { Generation } from './generation.js';
@@ -30,10 +30,16 @@ export function factsOf(gen: Generation, response: Record<string, unknown>): Res
   };
 }
 
-/** `responseJson`: the response as the caller got it (its text), stored as is. */
-export function storedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, answer: OutputPart[], responseJson: string): AnswerRecord {
-  const previousTurns = gen.previous ? gen.previous.turns.length : 0;
-  return {
+/**
+ * `responseJson`: the response as the caller got it (its text), stored as is. `answer`: the answer's IR
+ * parts, or (a Responses upstream's response as it is) how to decode them: only a continuation that
+ * arrives before the save lands does; the record leaves them out (stored-response.ts).
+ */
+export function storedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, answer: OutputPart[] | (() => OutputPart[]), responseJson: string): AnswerRecord {
+  const previous = gen.previous?.turns ?? [];
+  const before = gen.ir.turns;
+  let turns: Turn[] | undefined;
+  const record: AnswerRecord = {
     id: facts.id,
     owner: gen.caller.name,
     createdAt: facts.createdAt,
@@ -41,12 +47,17 @@ export function storedAnswer(gen: Generation, target: RouteTarget, facts: Respon
     outputItemIds: facts.outputItemIds,
     // The body decoded (references expanded): the caller's own text when the object is still that text's.
     requestJson: callerJsonOf(gen.body)?.text ?? JSON.stringify(gen.body),
-    // gen.ir.turns already starts with the previous conversation when there was one.
-    turns: [...gen.ir.turns, { role: 'assistant', parts: answer }],
-    previousTurns,
-    answer,
+    previous,
+    ...(typeof answer === 'function' ? {} : { answer }),
+    turns: [],
     producer: { provider: target.provider.name, model: target.model, protocol: target.provider.protocol },
   };
+  // gen.ir.turns already starts with the previous conversation when there was one.
+  Object.defineProperty(record, 'turns', {
+    enumerable: true,
+    get: () => (turns ??= [...before, { role: 'assistant', parts: typeof answer === 'function' ? answer() : answer }]),
+  });
+  return record;
 }
 
 function outputItemIds(response: Record<string, unknown>): string[] {

@@ -9,10 +9,12 @@
 // Saving is on every default Responses request (`store` unset), reading is rare (a continuation, GET,
 // `input_items`, an `item_reference`), so a record keeps texts the request already had, not objects
 // re-serialised: the request body as the caller sent it, the response as the caller got it, this
-// answer's IR parts, and (continuations only) the earlier turns. The input items and this request's
+// answer's IR parts (none from a Responses upstream: decoded from the response when read), and
+// (continuations only) the earlier turns. The input items and this request's
 // turns are derived from the body when a record is read.
 import { createHash } from 'node:crypto';
 import { decodeRequest } from '../codecs/openai-responses/decode-request.js';
+import { decodeResponsesResult } from '../drivers/openai-responses/decode-result.js';
 import type { OutputPart, Turn } from '../ir/types.js';
 import { inputItemsOf, type WireItem } from './input-items.js';
 
@@ -50,10 +52,11 @@ export interface Producer {
 
 /** A finished answer as a lane hands it to the store: texts it already has, nothing re-serialised. */
 export interface AnswerRecord extends StoredConversation {
-  /** How many of `turns` came from the previous response (stored as they are: the rest is derived). */
-  previousTurns: number;
-  /** This answer's IR parts (the last turn's). */
-  answer: OutputPart[];
+  /** The turns that came from the previous response (stored as they are: the rest is derived). */
+  previous: Turn[];
+  /** This answer's IR parts (the last turn's); absent when the response came from a Responses upstream
+   * as it is (pass-through): they are decoded from the response when read. */
+  answer?: OutputPart[];
   /** The request body as decoded (the caller's text when it had no `item_reference`). */
   requestJson: string;
   /** The response as the caller got it. */
@@ -67,12 +70,12 @@ export interface AnswerRecord extends StoredConversation {
 // the request body, the response. The head comes last so the texts are written once, straight into the
 // buffer, their lengths known as they are written; it holds no raw newline, so the last one is its start.
 // Texts are located by length, so the caller's own layout (newlines included) is kept as is. A version 3
-// record starts with `[` (the answer's parts, or the earlier turns); version 2 (two JSON lines: turns;
-// response and input items) and version 1 (one line) start with `{` and still read.
+// record starts with `[` (the earlier turns or the answer's parts) or `null` (no parts stored); version 2
+// (two JSON lines: turns; response and input items) and version 1 (one line) start with `{` and still read.
 const VERSION = 3;
 const VERSION_2 = 2;
 const NEWLINE = 10;
-const OPEN_BRACKET = 0x5b;
+const OPEN_BRACE = 0x7b;
 
 interface HeadV3 {
   v: 3;
@@ -85,8 +88,9 @@ interface HeadV3 {
 }
 
 export function encodeAnswerRecord(record: AnswerRecord): Buffer {
-  const previous = record.previousTurns > 0 ? JSON.stringify(record.turns.slice(0, record.previousTurns)) : '';
-  return writeTexts([previous, JSON.stringify(record.answer), record.requestJson, record.responseJson], (n) =>
+  const previous = record.previous.length > 0 ? JSON.stringify(record.previous) : '';
+  const answer = record.answer === undefined ? 'null' : JSON.stringify(record.answer);
+  return writeTexts([previous, answer, record.requestJson, record.responseJson], (n) =>
     JSON.stringify({ v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, n: n as HeadV3['n'] } satisfies HeadV3),
   );
 }
@@ -206,8 +210,11 @@ function text(s: Sections, k: 0 | 1 | 2 | 3): string {
 /** The whole conversation: the earlier turns, this request's (decoded again from its body), the answer. */
 function turnsOf(s: Sections): Turn[] {
   const previous = s.at[1] > s.at[0] ? (JSON.parse(text(s, 0)) as Turn[]) : [];
-  const mine = decodeRequest(JSON.parse(text(s, 2)), []).turns;
-  return [...previous, ...mine, { role: 'assistant', parts: JSON.parse(text(s, 1)) as OutputPart[] }];
+  const request = decodeRequest(JSON.parse(text(s, 2)), []);
+  // No parts stored: a Responses upstream's response as it is, decoded as the pass-through lane did.
+  const parts = JSON.parse(text(s, 1)) as OutputPart[] | null;
+  const answer = parts ?? decodeResponsesResult(JSON.parse(text(s, 3)), request).content;
+  return [...previous, ...request.turns, { role: 'assistant', parts: answer }];
 }
 
 /** Generated input item ids are derived from the response id and the item's place: the same on every read. */
@@ -228,7 +235,7 @@ function headOf(s: Sections): StoredConversation {
 /** The conversation only (no response, no input items): what `previous_response_id` needs. */
 export function decodeStoredConversation(bytes: Uint8Array): StoredConversation | undefined {
   const buf = asBuffer(bytes);
-  if (buf[0] === OPEN_BRACKET) {
+  if (buf[0] !== OPEN_BRACE) {
     const s = sectionsOf(buf);
     return s.head.v === VERSION ? { ...headOf(s), turns: turnsOf(s) } : undefined;
   }
@@ -242,7 +249,7 @@ export function decodeStoredConversation(bytes: Uint8Array): StoredConversation 
 /** The stored response whole; the conversation and the input items are derived when first read. */
 export function decodeStoredResponse(bytes: Uint8Array): StoredResponse | undefined {
   const buf = asBuffer(bytes);
-  if (buf[0] === OPEN_BRACKET) {
+  if (buf[0] !== OPEN_BRACE) {
     const s = sectionsOf(buf);
     return s.head.v === VERSION ? lazyResponse(s) : undefined;
   }

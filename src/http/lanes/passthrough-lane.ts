@@ -78,7 +78,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
 function keepAnswer(gen: Generation, target: RouteTarget, driver: Driver, response: Record<string, unknown>, sentText?: string): void {
   const id = typeof response.id === 'string' ? response.id : gen.responseId;
   gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () =>
-    storedAnswer(gen, target, factsOf(gen, response), driver.decodeResult(response, gen.ir).content, sentText ?? JSON.stringify(response)),
+    storedAnswer(gen, target, factsOf(gen, response), () => driver.decodeResult(response, gen.ir).content, sentText ?? JSON.stringify(response)),
   );
 }
 

@@ -45,7 +45,7 @@ describe('expandItemReferences', () => {
     responseJson: JSON.stringify({ id: 'resp_a', output: [msg, call] }),
     outputItemIds: [msg.id, call.id],
     requestJson: '{"model":"m","input":"hi"}',
-    previousTurns: 0,
+    previous: [],
     answer: [],
     turns: [],
   };

@@ -4,6 +4,7 @@
 // two earlier layouts still read.
 import { describe, expect, it } from 'vitest';
 import { decodeRequest } from '../../../src/codecs/openai-responses/decode-request.js';
+import { decodeResponsesResult } from '../../../src/drivers/openai-responses/decode-result.js';
 import type { OutputPart, Turn } from '../../../src/ir/types.js';
 import {
   decodeStoredConversation,
@@ -44,7 +45,7 @@ function record(prev: Turn[]): AnswerRecord {
     owner: 'alice',
     createdAt: 1_763_700_000,
     producer: { provider: 'openai', model: 'gpt-x', protocol: 'responses' },
-    previousTurns: prev.length,
+    previous: prev,
     turns: [...prev, ...mine, { role: 'assistant', parts: answer }],
     answer,
     requestJson,
@@ -66,6 +67,31 @@ describe('stored response encoding', () => {
       const whole = decodeStoredResponse(padded.subarray(2, 2 + bytes.length))!;
       expect(whole.response).toEqual(response);
       expect(whole.turns).toEqual(r.turns);
+    }
+  });
+
+  it('an answer without parts (a Responses upstream, as is) is decoded from the stored response when read', () => {
+    const upstream = {
+      id: 'resp_up',
+      object: 'response',
+      status: 'completed',
+      output: [
+        { id: 'rs_up', type: 'reasoning', summary: [], encrypted_content: 'opaque' },
+        { id: 'msg_up', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'answer ✓', annotations: [] }] },
+        { id: 'fc_up', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '{"q":1}', status: 'completed' },
+      ],
+      usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7 },
+    };
+    const request = { model: 'gpt-x', input: 'hi', tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }] };
+    const parts = decodeResponsesResult(upstream, decodeRequest(request, [])).content;
+    expect(parts.map((p) => p.type)).toEqual(['reasoning', 'text', 'tool-call']);
+    // With earlier turns and without (then the record starts with the missing parts' `null`).
+    for (const prev of [previous, []]) {
+      const r: AnswerRecord = { ...record(prev), id: 'resp_up', answer: undefined, requestJson: JSON.stringify(request), responseJson: JSON.stringify(upstream) };
+      delete r.answer;
+      const bytes = encodeAnswerRecord(r);
+      expect(decodeStoredConversation(bytes)!.turns).toEqual([...prev, { role: 'user', parts: [{ type: 'text', text: 'hi' }] }, { role: 'assistant', parts }]);
+      expect(decodeStoredResponse(bytes)!.response).toEqual(upstream);
     }
   });
 
@@ -96,7 +122,7 @@ describe('stored response encoding', () => {
     const written = Array.from({ length: 60 }, (_, i) => {
       const big = i % 20 === 7 ? 'ü'.repeat(40_000) : 'x'.repeat(i * 97);
       const r: AnswerRecord = { ...record(i % 2 ? previous : []), id: `resp_${i}`, owner: i === 3 ? 'o'.repeat(5000) : 'alice', requestJson: JSON.stringify({ model: 'm', input: big }), answer: [{ type: 'text', text: big + '🙂' }] };
-      r.turns = [...r.turns.slice(0, r.previousTurns), { role: 'user', parts: [{ type: 'text', text: big }] }, { role: 'assistant', parts: r.answer }];
+      r.turns = [...r.previous, { role: 'user', parts: [{ type: 'text', text: big }] }, { role: 'assistant', parts: r.answer! }];
       return { r, bytes: encodeAnswerRecord(r) };
     });
     for (const { r, bytes } of written) {

@@ -28,7 +28,7 @@ function record(id: string, owner: string, extra: Partial<AnswerRecord> & { inpu
     responseJson: JSON.stringify(response),
     outputItemIds: response.output.map((o) => o.id),
     requestJson: JSON.stringify({ model: 'm', input }),
-    previousTurns: 0,
+    previous: [],
     answer,
     turns,
     ...rest,

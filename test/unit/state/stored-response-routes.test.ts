@@ -28,7 +28,7 @@ function storedRecord(id: string, owner: string): AnswerRecord {
     responseJson: JSON.stringify(response),
     outputItemIds: response.output.map((o) => o.id),
     requestJson: JSON.stringify({ model: 'm', input: ['one', 'two', 'three', 'four', 'five'].map((t, i) => ({ id: `msg_in_${i + 1}`, role: 'user', content: t })) }),
-    previousTurns: 0,
+    previous: [],
     answer: [{ type: 'text', text: 'stored answer' }],
     turns: [],
   };
