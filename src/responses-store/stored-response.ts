@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { decodeRequest } from '../codecs/openai-responses/decode-request.js';
 import { decodeResponsesResult } from '../drivers/openai-responses/decode-result.js';
+import { GatewayError } from '../errors.js';
 import type { OutputPart, Turn } from '../ir/types.js';
 import { inputItemsOf, type WireItem } from './input-items.js';
 
@@ -237,7 +238,14 @@ export function decodeStoredConversation(bytes: Uint8Array): StoredConversation 
   const buf = asBuffer(bytes);
   if (buf[0] !== OPEN_BRACE) {
     const s = sectionsOf(buf);
-    return s.head.v === VERSION ? { ...headOf(s), turns: turnsOf(s) } : undefined;
+    if (s.head.v !== VERSION) return undefined;
+    try {
+      return { ...headOf(s), turns: turnsOf(s) };
+    } catch (err) {
+      // A stored body the codec no longer accepts (its rules changed since): unreadable, as a newer version's.
+      if (err instanceof GatewayError) return undefined;
+      throw err;
+    }
   }
   const nl = buf.indexOf(NEWLINE);
   if (nl < 0) return decodeVersion1(buf);

@@ -131,6 +131,11 @@ describe('stored response encoding', () => {
     }
   });
 
+  it('a stored body the codec refuses reads as absent, not as an error', () => {
+    const bytes = encodeAnswerRecord({ ...record([]), requestJson: JSON.stringify({ model: 'm', input: 42 }) });
+    expect(decodeStoredConversation(bytes)).toBeUndefined();
+  });
+
   it('reads the layouts of versions 2 and 1; an unknown version is absent, not misread', () => {
     const v2: StoredResponse = {
       id: 'resp_1',
