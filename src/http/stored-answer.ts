@@ -5,7 +5,7 @@
 import { callerJsonOf } from '../drivers/caller-json.js';
 import type { OutputPart, Turn } from '../ir/types.js';
 import type { RouteTarget } from '../router/model-table.js';
-import type { AnswerRecord } from '../responses-store/stored-response.js';
+import type { AnswerRecord, Producer } from '../responses-store/stored-response.js';
 import type { Generation } from './generation.js';
 
 /** The Responses door keeps answers unless the caller said `store: false`. With storing off
@@ -36,28 +36,41 @@ export function factsOf(gen: Generation, response: Record<string, unknown>): Res
  * arrives before the save lands does; the record leaves them out (stored-response.ts).
  */
 export function storedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, answer: OutputPart[] | (() => OutputPart[]), responseJson: string): AnswerRecord {
-  const previous = gen.previous?.turns ?? [];
-  const before = gen.ir.turns;
-  let turns: Turn[] | undefined;
-  const record: AnswerRecord = {
-    id: facts.id,
-    owner: gen.caller.name,
-    createdAt: facts.createdAt,
-    responseJson,
-    outputItemIds: facts.outputItemIds,
-    // The body decoded (references expanded): the caller's own text when the object is still that text's.
-    requestJson: callerJsonOf(gen.body)?.text ?? JSON.stringify(gen.body),
-    previous,
-    ...(typeof answer === 'function' ? {} : { answer }),
-    turns: [],
-    producer: { provider: target.provider.name, model: target.model, protocol: target.provider.protocol },
-  };
-  // gen.ir.turns already starts with the previous conversation when there was one.
-  Object.defineProperty(record, 'turns', {
-    enumerable: true,
-    get: () => (turns ??= [...before, { role: 'assistant', parts: typeof answer === 'function' ? answer() : answer }]),
-  });
-  return record;
+  // The body decoded (references expanded): the caller's own text when the object is still that text's.
+  const requestJson = callerJsonOf(gen.body)?.text ?? JSON.stringify(gen.body);
+  const producer = { provider: target.provider.name, model: target.model, protocol: target.provider.protocol };
+  return new SavedAnswer(facts, gen.caller.name, requestJson, responseJson, gen.previous?.turns ?? [], gen.ir.turns, answer, producer);
+}
+
+/** An answer being saved; its whole conversation is put together only if a continuation reads it first. */
+class SavedAnswer implements AnswerRecord {
+  readonly id: string;
+  readonly createdAt: number;
+  readonly outputItemIds: string[];
+  readonly answer: OutputPart[] | undefined;
+  private all: Turn[] | undefined;
+
+  constructor(
+    facts: ResponseFacts,
+    readonly owner: string,
+    readonly requestJson: string,
+    readonly responseJson: string,
+    readonly previous: Turn[],
+    /** The request's turns (the previous conversation's first, when there was one). */
+    private readonly asked: Turn[],
+    private readonly parts: OutputPart[] | (() => OutputPart[]),
+    readonly producer: Producer,
+  ) {
+    this.id = facts.id;
+    this.createdAt = facts.createdAt;
+    this.outputItemIds = facts.outputItemIds;
+    this.answer = typeof parts === 'function' ? undefined : parts;
+  }
+
+  get turns(): Turn[] {
+    const parts = this.parts;
+    return (this.all ??= [...this.asked, { role: 'assistant', parts: typeof parts === 'function' ? parts() : parts }]);
+  }
 }
 
 function outputItemIds(response: Record<string, unknown>): string[] {
