@@ -9,13 +9,13 @@
 //
 // --rate N: open-loop at N requests/s (lib/fixed-rate.ts) instead of saturation, for the per-request cost
 // at a moderate rate (timers and wake-ups included); the summary then also shows the idle share.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFlags } from './cli-flags.js';
 import { ENDPOINT, requestBody, requestHeaders } from './request-bodies.js';
-import { writeGatewayConfig } from './lib/gateway-config.js';
+import { gatewayConfig } from './lib/gateway-config.js';
 import { gatewayModel, LANES } from './lib/lanes.js';
 import { fixedRate } from './lib/fixed-rate.js';
 import { saturate } from './lib/load.js';
@@ -169,7 +169,10 @@ async function main(): Promise<void> {
     const upstream = await startService({ name: 'upstream', cwd: REPO, args: ['--import', 'tsx', path.join(REPO, 'bench', 'fake-upstream.ts'), '--port', '0', '--events', '50', '--pace-ms', '0'] });
     const port = await freePort();
     const config = path.join(tmp, 'gateway.yaml');
-    writeGatewayConfig(config, { port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 2048, logLevel: flags.get('log-level') });
+    const cfg = gatewayConfig({ port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 2048, logLevel: flags.get('log-level') });
+    // No drain delay: the gateway must exit (and write its profile) before the 3 s its stop waits.
+    (cfg.server as Record<string, unknown>).drain_delay_ms = 0;
+    writeFileSync(config, JSON.stringify(cfg));
     const profDir = path.join(tmp, 'prof');
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
     delete env.SWITCHYARD_CONFIG;

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ResponsesRepository } from '../../src/responses-store/responses-repository.js';
-import type { StoredResponse } from '../../src/responses-store/stored-response.js';
+import type { AnswerRecord } from '../../src/responses-store/stored-response.js';
 import { FileStateStore } from '../../src/state/file-store.js';
 import { MemoryStateStore } from '../../src/state/memory-store.js';
 import { RedisStateStore } from '../../src/state/redis-store.js';
@@ -14,17 +14,25 @@ import type { StateStore } from '../../src/state/types.js';
 import { ANSWER_TEXT, USER_TURN_1, USER_TURN_2 } from '../corpus.js';
 import { summarize } from '../lib/stats.js';
 
-const record: StoredResponse = {
+const answer = [{ type: 'text' as const, text: ANSWER_TEXT }];
+// The second turn of a conversation: the first (stored as the earlier turns), this request, its answer.
+const record: AnswerRecord = {
   id: 'resp_bench',
   owner: 'anonymous',
   createdAt: 1_763_700_000,
-  response: { id: 'resp_bench', object: 'response', status: 'completed', output: [{ id: 'msg_bench', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: ANSWER_TEXT, annotations: [] }] }] },
-  inputItems: [{ id: 'msg_in', type: 'message', role: 'user', content: [{ type: 'input_text', text: USER_TURN_2 }] }],
+  responseJson: JSON.stringify({ id: 'resp_bench', object: 'response', status: 'completed', output: [{ id: 'msg_bench', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: ANSWER_TEXT, annotations: [] }] }] }),
+  outputItemIds: ['msg_bench'],
+  requestJson: JSON.stringify({ model: 'm', previous_response_id: 'resp_before', input: USER_TURN_2 }),
+  previous: [
+    { role: 'user', parts: [{ type: 'text', text: USER_TURN_1 }] },
+    { role: 'assistant', parts: [{ type: 'text', text: ANSWER_TEXT }] },
+  ],
+  answer,
   turns: [
     { role: 'user', parts: [{ type: 'text', text: USER_TURN_1 }] },
     { role: 'assistant', parts: [{ type: 'text', text: ANSWER_TEXT }] },
     { role: 'user', parts: [{ type: 'text', text: USER_TURN_2 }] },
-    { role: 'assistant', parts: [{ type: 'text', text: ANSWER_TEXT }] },
+    { role: 'assistant', parts: answer },
   ],
 };
 

@@ -10,13 +10,13 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Observability } from '../observability/observer.js';
 import type { ResponsesRepository } from '../responses-store/responses-repository.js';
-import type { StoredResponse } from '../responses-store/stored-response.js';
+import type { AnswerRecord } from '../responses-store/stored-response.js';
 import { StateUnavailableError } from '../state/types.js';
 
 /** A save of this process that has not landed yet. */
 export interface SaveInFlight {
   /** Set once built (right after the last byte). */
-  record?: StoredResponse;
+  record?: AnswerRecord;
   done: Promise<void>;
 }
 
@@ -38,7 +38,7 @@ export class AnswerSaver {
    * Once `res` has been given its last byte, builds the record and saves it. Never throws. When the caller
    * left before the end, nothing is saved (it never got the answer whose id it would continue from).
    */
-  saveAfter(res: ServerResponse, id: string, requestId: string, build: () => StoredResponse | undefined): void {
+  saveAfter(res: ServerResponse, id: string, requestId: string, build: () => AnswerRecord | undefined): void {
     let done!: () => void;
     const tracked: SaveInFlight = { done: new Promise<void>((resolve) => (done = resolve)) };
     this.pending.set(id, tracked);
@@ -47,7 +47,7 @@ export class AnswerSaver {
       done();
     };
     const run = () => {
-      let record: StoredResponse | undefined;
+      let record: AnswerRecord | undefined;
       try {
         record = build();
       } catch (err) {

@@ -9,6 +9,7 @@ import type { IrEvent, IrResult } from '../ir/types.js';
 import type { RouteTarget } from '../router/model-table.js';
 import type { Generation } from './generation.js';
 import { SseReply } from './sse-reply.js';
+import { resultItemIds } from '../codecs/openai-responses/encode-result.js';
 import { keepsAnswer, storedAnswer } from './stored-answer.js';
 
 /** A producer of IR events (an upstream stream being decoded, or the in-process demo). */
@@ -250,7 +251,9 @@ export class EventDelivery {
     const target = this.target;
     gen.ctx.saver.saveAfter(gen.reply.raw, gen.responseId, gen.requestId, () => {
       const json = sentBody ?? gen.codec.encodeResult(result, this.encodeCtx);
-      return storedAnswer(gen, target, JSON.parse(json) as Record<string, unknown>, result.content, json);
+      // The facts of what encodeResult rendered, not a parse of it (the door is the Responses one).
+      const facts = { id: gen.responseId, createdAt: gen.createdAt, outputItemIds: resultItemIds(result, gen.responseId) };
+      return storedAnswer(gen, target, facts, result.content, json);
     });
   }
 

@@ -1,27 +1,21 @@
 // A request's `input` as the list `GET /v1/responses/{id}/input_items` returns: a string becomes one
-// user message; every item gets an id when it has none (OpenAI lists ids the caller never sent).
-import { randomBytes } from 'node:crypto';
-import type { WireItem } from './stored-response.js';
+// user message; every item gets an id when it has none (OpenAI lists ids the caller never sent), the
+// same on every read of the record.
+/** A Responses wire item (input or output), as JSON. Every stored item has an `id`. */
+export type WireItem = { id: string; type?: string } & Record<string, unknown>;
 
-// A random per-process prefix and a counter (24 hex digits, as before): unique without a crypto call
-// per item (three calls were ~2 % of a stored request's CPU).
-const ID_PREFIX = randomBytes(8).toString('hex');
-let idCounter = 0;
-
-function newItemId(type: string | undefined): string {
-  const prefix = type === undefined || type === 'message' ? 'msg_' : 'item_';
-  idCounter = (idCounter + 1) % 0x100000000;
-  return prefix + ID_PREFIX + idCounter.toString(16).padStart(8, '0');
-}
+/** An id for the item at `index` that came without one (stored-response.ts derives it from the response id). */
+export type ItemIdFor = (type: string | undefined, index: number) => string;
 
 /** The request's `input` (string or item array) as stored input items. Does not modify the input. */
-export function inputItemsOf(input: unknown): WireItem[] {
+export function inputItemsOf(input: unknown, idFor: ItemIdFor): WireItem[] {
   if (typeof input === 'string') {
-    return [{ id: newItemId('message'), type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
+    return [{ id: idFor('message', 0), type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
   }
   if (!Array.isArray(input)) return [];
   const out: WireItem[] = [];
-  for (const item of input) {
+  for (let index = 0; index < input.length; index++) {
+    const item: unknown = input[index];
     if (item === null || typeof item !== 'object') continue;
     const obj = item as Record<string, unknown>;
     const type = typeof obj.type === 'string' ? obj.type : obj.role !== undefined ? 'message' : undefined;
@@ -34,7 +28,7 @@ export function inputItemsOf(input: unknown): WireItem[] {
       ...obj,
       ...(type !== undefined ? { type } : {}),
       ...(content !== undefined ? { content } : {}),
-      id: typeof obj.id === 'string' && obj.id !== '' ? obj.id : newItemId(type),
+      id: typeof obj.id === 'string' && obj.id !== '' ? obj.id : idFor(type, index),
     } as WireItem);
   }
   return out;

@@ -2,9 +2,10 @@
 // what `previous_response_id` continues from, and what GET/DELETE /v1/responses/{id} and
 // /input_items serve. Owner isolation is the store's: another owner's id reads as absent.
 //
-// Layout: the record under its response id, and one entry per output item (`item:<id>` → the item's
-// own JSON, its response id and producer) so an `item_reference` resolves with one read and one small
-// parse, never the conversation's. Both share the TTL, the byte bound and the owner's share of it.
+// Layout: the record under its response id (stored-response.ts), and one entry per output item
+// (`item:<id>` → its response id) so an `item_reference` resolves with two reads and the parse of that
+// response's text, never the conversation's. (Entries of the previous layout held the item's own JSON
+// and still read.) Both share the TTL, the byte bound and the owner's share of it.
 //
 // Claims (the store's claims, outside the byte bound, `claim_ttl_ms` long: OpenAI's retention): the
 // response id (`r:<id>`) and each output item id (`i:<id>`) → the key that created them, written even
@@ -16,7 +17,9 @@ import type { StateStore } from '../state/types.js';
 import {
   decodeStoredConversation,
   decodeStoredResponse,
-  encodeStoredResponse,
+  encodeAnswerRecord,
+  joinUtf8,
+  type AnswerRecord,
   type Producer,
   type StoredConversation,
   type StoredResponse,
@@ -76,11 +79,6 @@ export interface FoundItem {
   producer?: Producer;
 }
 
-/** An item entry: the item's own bytes, so a reference never decodes the conversation. */
-function encodeItemEntry(responseId: string, producer: Producer | undefined, item: WireItem): Buffer {
-  return Buffer.from(JSON.stringify({ r: responseId, p: producer, i: item }));
-}
-
 const OPEN_BRACE = 0x7b;
 
 export class ResponsesRepository {
@@ -100,17 +98,18 @@ export class ResponsesRepository {
    * RangeError when the record alone exceeds the owner's share of the byte bound: callers log, count
    * and carry on (the caller already has its answer).
    */
-  async save(record: StoredResponse): Promise<void> {
-    const items = outputItems(record);
-    const claimed = this.store.claim(RESPONSES_NAMESPACE, claimIds(record), record.owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
+  async save(record: AnswerRecord): Promise<void> {
+    const claimed = this.store.claim(RESPONSES_NAMESPACE, claimIds(record.id, record.outputItemIds), record.owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
     if (!this.enabled) return claimed;
     const { ttlMs } = this.options;
     // Claims and record together (one round trip: a continuation on another process waits for the
     // record); the record before the item entries, so an entry is evicted no earlier than its record.
-    await Promise.all([claimed, this.store.putDoc(RESPONSES_NAMESPACE, record.id, record.owner, encodeStoredResponse(record), ttlMs)]);
-    await Promise.all(
-      items.map((item) => this.store.putDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, record.owner, encodeItemEntry(record.id, record.producer, item), ttlMs)),
-    );
+    await Promise.all([claimed, this.store.putDoc(RESPONSES_NAMESPACE, record.id, record.owner, encodeAnswerRecord(record), ttlMs)]);
+    // Items whose id names their response (the gateway's own) need no entry: the record is their entry.
+    const foreign = record.outputItemIds.filter((id) => responseOfItem(id) !== record.id);
+    if (foreign.length === 0) return;
+    const entry = joinUtf8([record.id]);
+    await Promise.all(foreign.map((id) => this.store.putDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + id, record.owner, entry, ttlMs)));
   }
 
   /** The stored response, or undefined when absent, expired, evicted or another owner's. */
@@ -134,7 +133,7 @@ export class ResponsesRepository {
     const record = await this.load(id, owner);
     if (!record) return false;
     // The tombstone first (a record saved before claims existed has none yet; a claim is never transferred).
-    await this.store.claim(RESPONSES_NAMESPACE, claimIds(record), owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
+    await this.store.claim(RESPONSES_NAMESPACE, claimIds(id, outputItems(record).map((item) => item.id)), owner, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
     const deleted = await this.store.deleteDoc(RESPONSES_NAMESPACE, id, owner);
     await Promise.all(outputItems(record).map((item) => this.store.deleteDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + item.id, owner)));
     return deleted;
@@ -146,11 +145,22 @@ export class ResponsesRepository {
   }
 
   /** The keys that created output items `ids`, in order (undefined: no claim). */
-  itemOwners(ids: readonly string[]): Promise<(string | undefined)[]> {
-    return this.store.claimOwners(
-      RESPONSES_NAMESPACE,
-      ids.map((id) => ITEM_CLAIM + id),
-    );
+  async itemOwners(ids: readonly string[]): Promise<(string | undefined)[]> {
+    // An id of the gateway's own making is claimed as its response (or, saved by an earlier version or
+    // under another response, on its own): both read in one call, the item's own claim first.
+    const keys: string[] = [];
+    for (const id of ids) {
+      const own = responseOfItem(id);
+      keys.push(ITEM_CLAIM + id);
+      if (own !== undefined) keys.push(RESPONSE_CLAIM + own);
+    }
+    const owners = await this.store.claimOwners(RESPONSES_NAMESPACE, keys);
+    let k = 0;
+    return ids.map((id) => {
+      const mine = owners[k++];
+      const viaResponse = responseOfItem(id) === undefined ? undefined : owners[k++];
+      return mine ?? viaResponse;
+    });
   }
 
   /** One page of the response's input items; undefined when the response is not this owner's. */
@@ -171,33 +181,52 @@ export class ResponsesRepository {
    * only) loads its record, once per record however many of its items are asked for.
    */
   async findItems(ids: readonly string[], owner: string): Promise<(FoundItem | undefined)[]> {
-    const entries = await Promise.all(ids.map((id) => this.store.getDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + id, owner)));
-    let records: Map<string, Promise<StoredResponse | undefined>> | undefined;
+    const records = new Map<string, Promise<StoredResponse | undefined>>();
+    const recordOf = (responseId: string) => {
+      let loading = records.get(responseId);
+      if (!loading) records.set(responseId, (loading = this.load(responseId, owner)));
+      return loading;
+    };
+    const inRecord = async (responseId: string, itemId: string): Promise<FoundItem | undefined> => {
+      const record = await recordOf(responseId);
+      const item = record ? outputItems(record).find((i) => i.id === itemId) : undefined;
+      return item ? { item, producer: record!.producer } : undefined;
+    };
     return Promise.all(
-      entries.map(async (entry, k): Promise<FoundItem | undefined> => {
+      ids.map(async (id): Promise<FoundItem | undefined> => {
+        const own = responseOfItem(id);
+        const found = own === undefined ? undefined : await inRecord(own, id);
+        if (found) return found;
+        // An entry: the response id, or (earlier layouts) the item's own JSON, which can outlive its record.
+        const entry = await this.store.getDoc(RESPONSES_NAMESPACE, ITEM_PREFIX + id, owner);
         if (entry === undefined) return undefined;
         const buf = Buffer.from(entry.buffer, entry.byteOffset, entry.byteLength);
         if (buf[0] === OPEN_BRACE) {
           const e = JSON.parse(buf.toString('utf8')) as { p?: Producer; i: WireItem };
           return { item: e.i, producer: e.p };
         }
-        const responseId = buf.toString('utf8');
-        records ??= new Map();
-        let loading = records.get(responseId);
-        if (!loading) records.set(responseId, (loading = this.load(responseId, owner)));
-        const record = await loading;
-        const item = record ? outputItems(record).find((i) => i.id === ids[k]) : undefined;
-        return item ? { item, producer: record!.producer } : undefined;
+        return inRecord(buf.toString('utf8'), id);
       }),
     );
   }
 }
 
-/** The claims of a response: its id and its output items' ids. */
-function claimIds(record: StoredResponse): string[] {
-  const ids = [RESPONSE_CLAIM + record.id];
-  for (const item of outputItems(record)) ids.push(ITEM_CLAIM + item.id);
+/** The claims of a response: its id and its output items' ids (an id of the gateway's own making is its
+ * response's: claimed as that, responseOfItem). */
+function claimIds(responseId: string, itemIds: readonly string[]): string[] {
+  const ids = [RESPONSE_CLAIM + responseId];
+  for (const id of itemIds) if (responseOfItem(id) !== responseId) ids.push(ITEM_CLAIM + id);
   return ids;
+}
+
+// The output item ids the gateway makes (codecs/openai-responses/output-items.ts: `<kind>_<stem>_<index>`,
+// the stem being the response id after `resp_`). OpenAI's own ids have no `_<index>` tail.
+const OWN_ITEM_ID = /^(?:msg|rs|fc|ctc)_([A-Za-z0-9]+)_\d+$/;
+
+/** The response an output item id of the gateway's own making belongs to, else undefined. */
+export function responseOfItem(itemId: string): string | undefined {
+  const m = OWN_ITEM_ID.exec(itemId);
+  return m ? 'resp_' + m[1] : undefined;
 }
 
 function notAResponseId(id: string): boolean {

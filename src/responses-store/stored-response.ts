@@ -1,14 +1,25 @@
-// What one stored Response holds, and its compact encoding (JSON → bytes, one version tag).
+// What one stored Response holds, and its compact encoding (version 3: a small JSON head, then texts).
 //
-// Trade-off: each record carries the WHOLE conversation as IR turns (every earlier turn, this
-// request's input, this answer), not a pointer to its predecessor. A `previous_response_id` is then
-// one lookup for the request (after admission), and evicting or deleting
-// an older response never breaks a later one's continuation. The cost is bytes: a long conversation
-// is stored once per turn (quadratic in its length), which the namespace's byte bound caps.
-import type { Turn } from '../ir/types.js';
+// Trade-off: each record carries the WHOLE conversation (every earlier turn, this request's input,
+// this answer), not a pointer to its predecessor. A `previous_response_id` is then one lookup for the
+// request (after admission), and evicting or deleting an older response never breaks a later one's
+// continuation. The cost is bytes: a long conversation is stored once per turn (quadratic in its
+// length), which the namespace's byte bound caps.
+//
+// Saving is on every default Responses request (`store` unset), reading is rare (a continuation, GET,
+// `input_items`, an `item_reference`), so a record keeps texts the request already had, not objects
+// re-serialised: the request body as the caller sent it, the response as the caller got it, this
+// answer's IR parts (none from a Responses upstream: decoded from the response when read), and
+// (continuations only) the earlier turns. The input items and this request's
+// turns are derived from the body when a record is read.
+import { createHash } from 'node:crypto';
+import { decodeRequest } from '../codecs/openai-responses/decode-request.js';
+import { decodeResponsesResult } from '../drivers/openai-responses/decode-result.js';
+import { GatewayError } from '../errors.js';
+import type { OutputPart, Turn } from '../ir/types.js';
+import { inputItemsOf, type WireItem } from './input-items.js';
 
-/** A Responses wire item (input or output), as JSON. Every stored item has an `id`. */
-export type WireItem = { id: string; type?: string } & Record<string, unknown>;
+export type { WireItem } from './input-items.js';
 
 /** What a continuation needs of a stored response: the conversation and who produced it. */
 export interface StoredConversation {
@@ -40,16 +51,54 @@ export interface Producer {
   protocol: string;
 }
 
-// Two JSON lines: the conversation first, then the response and its input items. A continuation (the
-// lookup in front of a request) parses the first line only; the stored-response routes read both.
-// JSON.stringify never writes a raw newline, so the first one is the boundary. Version 1 was one line.
-const VERSION = 2;
-const NEWLINE = 10;
+/** A finished answer as a lane hands it to the store: texts it already has, nothing re-serialised. */
+export interface AnswerRecord extends StoredConversation {
+  /** The turns that came from the previous response (stored as they are: the rest is derived). */
+  previous: Turn[];
+  /** This answer's IR parts (the last turn's); absent when the response came from a Responses upstream
+   * as it is (pass-through): they are decoded from the response when read. */
+  answer?: OutputPart[];
+  /** The request body as decoded (the caller's text when it had no `item_reference`). */
+  requestJson: string;
+  /** The response as the caller got it. */
+  responseJson: string;
+  /** The ids of the response's output items (claimed for the owner, found by `item_reference`). */
+  outputItemIds: string[];
+}
 
-export function encodeStoredResponse(record: StoredResponse): Buffer {
-  const head = JSON.stringify({ v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, turns: record.turns });
-  // The body line is read whole by JSON.parse, so the response text may keep the caller's own layout.
-  // The pieces go straight into one buffer: joining them first would copy the whole record once more.
+// Version 3: the texts one after the other, then a newline and one JSON line (the head: ids, producer,
+// and each text's byte length): the earlier turns (JSON, empty when none), this answer's parts (JSON),
+// the request body, the response. The head comes last so the texts are written once, straight into the
+// buffer, their lengths known as they are written; it holds no raw newline, so the last one is its start.
+// Texts are located by length, so the caller's own layout (newlines included) is kept as is. A version 3
+// record starts with `[` (the earlier turns or the answer's parts) or `null` (no parts stored); version 2
+// (two JSON lines: turns; response and input items) and version 1 (one line) start with `{` and still read.
+const VERSION = 3;
+const VERSION_2 = 2;
+const NEWLINE = 10;
+const OPEN_BRACE = 0x7b;
+
+interface HeadV3 {
+  v: 3;
+  id: string;
+  owner: string;
+  created_at: number;
+  producer?: Producer;
+  /** UTF-8 byte lengths of the earlier turns, the answer, the request and the response. */
+  n: [number, number, number, number];
+}
+
+export function encodeAnswerRecord(record: AnswerRecord): Buffer {
+  const previous = record.previous.length > 0 ? JSON.stringify(record.previous) : '';
+  const answer = record.answer === undefined ? 'null' : JSON.stringify(record.answer);
+  return writeTexts([previous, answer, record.requestJson, record.responseJson], (n) =>
+    JSON.stringify({ v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, n: n as HeadV3['n'] } satisfies HeadV3),
+  );
+}
+
+/** Version 2's encoding (tests write records of the earlier layout with it). */
+export function encodeStoredResponseV2(record: StoredResponse): Buffer {
+  const head = JSON.stringify({ v: VERSION_2, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, turns: record.turns });
   return joinUtf8([head, '\n{"response":', record.responseJson ?? JSON.stringify(record.response), ',"input_items":', JSON.stringify(record.inputItems), '}']);
 }
 
@@ -80,6 +129,41 @@ export function joinUtf8(parts: readonly string[]): Buffer {
   return buf;
 }
 
+/** At most this many UTF-8 bytes per UTF-16 code unit. */
+const MAX_UTF8_PER_UNIT = 3;
+
+/**
+ * The texts' UTF-8 bytes one after the other, then a newline and `head(their byte lengths)`, in one
+ * buffer. Each text is written once, in one pass: room for the worst case is set aside in the slab and
+ * only what was written is kept (no byteLength pass first). Large records get a buffer of their own.
+ */
+function writeTexts(texts: string[], head: (lengths: number[]) => string): Buffer {
+  let units = 0;
+  for (const t of texts) units += t.length;
+  // The head is small (ids, a producer, four numbers); it is checked once written.
+  const room = (units + 1024) * MAX_UTF8_PER_UNIT;
+  if (room > SLAB_BYTES / 4) {
+    const n = texts.map((t) => Buffer.byteLength(t, 'utf8'));
+    return joinUtf8([...texts, '\n' + head(n)]);
+  }
+  if (slab.length - slabAt < room) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabAt = 0;
+  }
+  let at = slabAt;
+  const n = texts.map((t) => {
+    const written = slab.write(t, at, 'utf8');
+    at += written;
+    return written;
+  });
+  const tail = '\n' + head(n);
+  if (tail.length * MAX_UTF8_PER_UNIT > slabAt + room - at) return joinUtf8([...texts, tail]);
+  at += slab.write(tail, at, 'utf8');
+  const buf = slab.subarray(slabAt, at);
+  slabAt = (at + 7) & ~7;
+  return buf;
+}
+
 interface Head {
   v: number;
   id: string;
@@ -102,24 +186,99 @@ function conversationOf(head: Head): StoredConversation {
   return { id: head.id, owner: head.owner, createdAt: head.created_at, turns: head.turns, producer: head.producer };
 }
 
+/** A version 3 record's texts, located (nothing parsed but the head). */
+interface Sections {
+  head: HeadV3;
+  buf: Buffer;
+  /** Start of the earlier turns, the answer, the request, the response. */
+  at: [number, number, number, number];
+  /** End of the response. */
+  end: number;
+}
+
+/** A version 3 record: its head (the last line) and where its texts start. */
+function sectionsOf(buf: Buffer): Sections {
+  const nl = buf.lastIndexOf(NEWLINE);
+  const head = JSON.parse(buf.toString('utf8', nl + 1)) as HeadV3;
+  const [p, a, r, t] = head.n;
+  return { head, buf, at: [0, p, p + a, p + a + r], end: p + a + r + t };
+}
+
+function text(s: Sections, k: 0 | 1 | 2 | 3): string {
+  return s.buf.toString('utf8', s.at[k], k === 3 ? s.end : s.at[k + 1]);
+}
+
+/** The whole conversation: the earlier turns, this request's (decoded again from its body), the answer. */
+function turnsOf(s: Sections): Turn[] {
+  const previous = s.at[1] > s.at[0] ? (JSON.parse(text(s, 0)) as Turn[]) : [];
+  const request = decodeRequest(JSON.parse(text(s, 2)), []);
+  // No parts stored: a Responses upstream's response as it is, decoded as the pass-through lane did.
+  const parts = JSON.parse(text(s, 1)) as OutputPart[] | null;
+  const answer = parts ?? decodeResponsesResult(JSON.parse(text(s, 3)), request).content;
+  return [...previous, ...request.turns, { role: 'assistant', parts: answer }];
+}
+
+/** Generated input item ids are derived from the response id and the item's place: the same on every read. */
+function derivedItemId(responseId: string): (type: string | undefined, index: number) => string {
+  return (type, index) =>
+    (type === undefined || type === 'message' ? 'msg_' : 'item_') +
+    createHash('sha256')
+      .update(responseId + '\0' + index)
+      .digest('hex')
+      .slice(0, 24);
+}
+
+function headOf(s: Sections): StoredConversation {
+  const h = s.head;
+  return { id: h.id, owner: h.owner, createdAt: h.created_at, turns: [], producer: h.producer };
+}
+
 /** The conversation only (no response, no input items): what `previous_response_id` needs. */
 export function decodeStoredConversation(bytes: Uint8Array): StoredConversation | undefined {
   const buf = asBuffer(bytes);
+  if (buf[0] !== OPEN_BRACE) {
+    const s = sectionsOf(buf);
+    if (s.head.v !== VERSION) return undefined;
+    try {
+      return { ...headOf(s), turns: turnsOf(s) };
+    } catch (err) {
+      // A stored body the codec no longer accepts (its rules changed since): unreadable, as a newer version's.
+      if (err instanceof GatewayError) return undefined;
+      throw err;
+    }
+  }
   const nl = buf.indexOf(NEWLINE);
   if (nl < 0) return decodeVersion1(buf);
   const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head;
   // A record from a newer gateway we cannot read is treated as absent rather than misread.
-  return head.v === VERSION ? conversationOf(head) : undefined;
+  return head.v === VERSION_2 ? conversationOf(head) : undefined;
 }
 
+/** The stored response whole; the conversation and the input items are derived when first read. */
 export function decodeStoredResponse(bytes: Uint8Array): StoredResponse | undefined {
   const buf = asBuffer(bytes);
+  if (buf[0] !== OPEN_BRACE) {
+    const s = sectionsOf(buf);
+    return s.head.v === VERSION ? lazyResponse(s) : undefined;
+  }
   const nl = buf.indexOf(NEWLINE);
   if (nl < 0) return decodeVersion1(buf);
   const head = JSON.parse(buf.toString('utf8', 0, nl)) as Head;
-  if (head.v !== VERSION) return undefined;
+  if (head.v !== VERSION_2) return undefined;
   const body = JSON.parse(buf.toString('utf8', nl + 1)) as Body;
   return { ...conversationOf(head), response: body.response, inputItems: body.input_items };
+}
+
+/** The response object and who produced it, without deriving the conversation (GET, DELETE, item_reference). */
+function lazyResponse(s: Sections): StoredResponse {
+  const record = { ...headOf(s), response: JSON.parse(text(s, 3)) as StoredResponse['response'], inputItems: [] as WireItem[] };
+  let turns: Turn[] | undefined;
+  let items: WireItem[] | undefined;
+  Object.defineProperties(record, {
+    turns: { enumerable: true, get: () => (turns ??= turnsOf(s)) },
+    inputItems: { enumerable: true, get: () => (items ??= inputItemsOf((JSON.parse(text(s, 2)) as { input?: unknown }).input, derivedItemId(s.head.id))) },
+  });
+  return record;
 }
 
 /** Records written before the two-line layout (one JSON object). */

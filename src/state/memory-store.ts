@@ -70,7 +70,7 @@ interface Claim {
   expiresAt: number;
 }
 
-/** The claims one process keeps (about 100 bytes each: ~50 MiB at the bound). */
+/** The claims one process keeps (about 100–150 bytes each: 50–70 MiB at the bound). */
 export const MAX_MEMORY_CLAIMS = 500_000;
 
 export class MemoryStateStore implements StateStore {
@@ -83,8 +83,9 @@ export class MemoryStateStore implements StateStore {
   private readonly now: () => number;
   private readonly boundOf: (ns: string) => number;
   private readonly ownerBoundOf: (ns: string) => number;
-  /** `<ns>\0<id>` → claim; insertion order is (nearly) expiry order, the TTL being one setting. */
-  private readonly claims = new Map<string, Claim>();
+  /** Per namespace, id → claim; insertion order is (nearly) expiry order, the TTL being one setting.
+   * Keyed by the id as given: a `<ns>\0<id>` key was one more string kept per claim. */
+  private readonly claims = new Map<string, Map<string, Claim>>();
   private readonly io: AdmissionIo;
 
   constructor(options: StoreOptions = {}) {
@@ -169,30 +170,34 @@ export class MemoryStateStore implements StateStore {
 
   async claim(ns: string, ids: readonly string[], owner: string, ttlMs: number): Promise<void> {
     const now = this.now();
+    let claims = this.claims.get(ns);
+    if (!claims) this.claims.set(ns, (claims = new Map()));
     // Expired claims leave from the oldest end (insertion order is expiry order for one TTL).
-    for (const [k, c] of this.claims) {
+    for (const [k, c] of claims) {
       if (c.expiresAt > now) break;
-      this.claims.delete(k);
+      claims.delete(k);
     }
     for (const id of ids) {
-      const k = ns + '\0' + id;
-      const held = this.claims.get(k);
+      const held = claims.get(id);
       if (held && held.expiresAt > now && held.owner !== owner) continue;
-      this.claims.delete(k); // re-inserted at the young end
-      this.claims.set(k, { owner, expiresAt: now + ttlMs });
+      claims.delete(id); // re-inserted at the young end
+      claims.set(id, { owner, expiresAt: now + ttlMs });
     }
     // One process's memory is the bound here, not the TTL: past MAX_MEMORY_CLAIMS the oldest claims leave,
     // as all of them do when the process restarts (the file and redis backends keep every claim its TTL).
-    if (this.claims.size > MAX_MEMORY_CLAIMS) {
-      const oldest = this.claims.keys();
-      for (let n = this.claims.size - MAX_MEMORY_CLAIMS; n > 0; n--) this.claims.delete(oldest.next().value!);
+    let total = 0;
+    for (const m of this.claims.values()) total += m.size;
+    if (total > MAX_MEMORY_CLAIMS) {
+      const oldest = claims.keys();
+      for (let n = Math.min(claims.size, total - MAX_MEMORY_CLAIMS); n > 0; n--) claims.delete(oldest.next().value!);
     }
   }
 
   async claimOwners(ns: string, ids: readonly string[]): Promise<(string | undefined)[]> {
     const now = this.now();
+    const claims = this.claims.get(ns);
     return ids.map((id) => {
-      const c = this.claims.get(ns + '\0' + id);
+      const c = claims?.get(id);
       return c && c.expiresAt > now ? c.owner : undefined;
     });
   }

@@ -43,6 +43,19 @@ export function encodeResult(result: IrResult, ctx: EncodeContext): string {
   return responseJson(shape, terminal.status, completedAt, 'null', terminal.incompleteJson, output, usageJson(result.usage));
 }
 
+/** The ids encodeResult gives the result's output items, in order, without rendering them (the
+ * Responses store claims them: http/stored-answer.ts). */
+export function resultItemIds(result: IrResult, responseId: string): string[] {
+  const stem = idStem(responseId);
+  const ids: string[] = [];
+  for (const part of result.content) {
+    if (!emitted(part)) continue;
+    const prefix = part.type === 'text' ? 'msg' : part.type === 'reasoning' ? 'rs' : part.kind === 'custom' ? 'ctc' : 'fc';
+    ids.push(itemId(prefix, stem, ids.length));
+  }
+  return ids;
+}
+
 function emitted(part: OutputPart): boolean {
   return part.type !== 'text' || part.text !== '';
 }

@@ -14,7 +14,7 @@ import { ResponsesRelay } from './responses-relay.js';
 import { relayStream } from './passthrough-stream.js';
 import { callUpstream } from './upstream-call.js';
 import { continuationBody } from './passthrough-body.js';
-import { keepsAnswer, storedAnswer } from '../stored-answer.js';
+import { factsOf, keepsAnswer, storedAnswer } from '../stored-answer.js';
 
 /** The relay of each front-door protocol; failure frames classified by the upstream's driver. */
 const RELAYS: Record<Generation['codec']['protocol'], (gen: Generation, rewriteModel: boolean, driver: Driver) => Relay> = {
@@ -77,7 +77,9 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
  * so a continuation on another protocol can carry this answer too. */
 function keepAnswer(gen: Generation, target: RouteTarget, driver: Driver, response: Record<string, unknown>, sentText?: string): void {
   const id = typeof response.id === 'string' ? response.id : gen.responseId;
-  gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () => storedAnswer(gen, target, response, driver.decodeResult(response, gen.ir).content, sentText));
+  gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () =>
+    storedAnswer(gen, target, factsOf(gen, response), () => driver.decodeResult(response, gen.ir).content, sentText ?? JSON.stringify(response)),
+  );
 }
 
 /** The caller's references as they were for the OpenAI deployment that produced every item they name. */

@@ -3,7 +3,7 @@ import { GatewayError } from '../../../src/errors.js';
 import { assertResolvedFor, expandItemReferences } from '../../../src/responses-store/expand-item-references.js';
 import { isItemReference, MAX_ITEM_REFERENCES, referenceIndexes } from '../../../src/responses-store/resolve-item-references.js';
 import { ResponsesRepository } from '../../../src/responses-store/responses-repository.js';
-import type { StoredResponse } from '../../../src/responses-store/stored-response.js';
+import type { AnswerRecord } from '../../../src/responses-store/stored-response.js';
 import { MemoryStateStore } from '../../../src/state/memory-store.js';
 import { StateUnavailableError } from '../../../src/state/types.js';
 
@@ -38,7 +38,17 @@ describe('referenceIndexes', () => {
 
 describe('expandItemReferences', () => {
   const repo = new ResponsesRepository(new MemoryStateStore(), { ttlMs: 60_000 });
-  const record: StoredResponse = { id: 'resp_a', owner: 'alice', createdAt: 0, response: { id: 'resp_a', output: [msg, call] }, inputItems: [], turns: [] };
+  const record: AnswerRecord = {
+    id: 'resp_a',
+    owner: 'alice',
+    createdAt: 0,
+    responseJson: JSON.stringify({ id: 'resp_a', output: [msg, call] }),
+    outputItemIds: [msg.id, call.id],
+    requestJson: '{"model":"m","input":"hi"}',
+    previous: [],
+    answer: [],
+    turns: [],
+  };
   const saved = repo.save(record);
   const source = (seen: string[][] = []) => ({
     findItems: async (ids: readonly string[], owner: string) => {

@@ -5,28 +5,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI, { NotFoundError, BadRequestError, AuthenticationError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inputItemsOf } from '../../../src/responses-store/input-items.js';
-import type { StoredResponse } from '../../../src/responses-store/stored-response.js';
+import type { AnswerRecord } from '../../../src/responses-store/stored-response.js';
 import { startHarness, type Harness } from '../../support/gateway-harness.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
 
 const KEYS = { alice: 'sk-alice-0123456789', bob: 'sk-bob-0123456789' };
 
-function storedRecord(id: string, owner: string): StoredResponse {
+function storedRecord(id: string, owner: string): AnswerRecord {
+  const response = {
+    id,
+    object: 'response',
+    created_at: 1_763_700_000,
+    status: 'completed',
+    model: 'via-messages',
+    output: [{ id: 'msg_out_' + id, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'stored answer', annotations: [] }] }],
+    usage: { input_tokens: 5, output_tokens: 2, total_tokens: 7 },
+  };
   return {
     id,
     owner,
     createdAt: 1_763_700_000,
-    response: {
-      id,
-      object: 'response',
-      created_at: 1_763_700_000,
-      status: 'completed',
-      model: 'via-messages',
-      output: [{ id: 'msg_out_' + id, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'stored answer', annotations: [] }] }],
-      usage: { input_tokens: 5, output_tokens: 2, total_tokens: 7 },
-    },
-    inputItems: inputItemsOf(['one', 'two', 'three', 'four', 'five'].map((t, i) => ({ id: `msg_in_${i + 1}`, role: 'user', content: t }))),
+    responseJson: JSON.stringify(response),
+    outputItemIds: response.output.map((o) => o.id),
+    requestJson: JSON.stringify({ model: 'm', input: ['one', 'two', 'three', 'four', 'five'].map((t, i) => ({ id: `msg_in_${i + 1}`, role: 'user', content: t })) }),
+    previous: [],
+    answer: [{ type: 'text', text: 'stored answer' }],
     turns: [],
   };
 }

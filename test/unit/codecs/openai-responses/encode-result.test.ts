@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { resultItemIds } from '../../../../src/codecs/openai-responses/encode-result.js';
 import { responsesCodec } from '../../../../src/codecs/openai-responses/index.js';
 import { decodeEnvelope } from '../../../../src/ir/reasoning-envelope.js';
 import type { IrRequest, IrResult, OutputPart, ReasoningCarry } from '../../../../src/ir/types.js';
@@ -135,6 +136,13 @@ describe('encodeResult: the full response object (responses.md §8)', () => {
       'resp_xyz',
     );
     expect(r.output.map((o: any) => o.id)).toEqual(['rs_xyz_0', 'msg_xyz_1', 'fc_xyz_2', 'ctc_xyz_3', 'fc_xyz_4']);
+    // The same ids without rendering (what the Responses store claims), empty text parts left out too.
+    expect(resultItemIds(result([{ type: 'text', text: '' }, { type: 'reasoning', text: 'Plan.', carry }, { type: 'text', text: '' }, { type: 'text', text: 'Calling.' }, { type: 'tool-call', id: 'toolu_1', name: 'f', arguments: '{}', kind: 'function' }, { type: 'tool-call', id: 'toolu_2', name: 'p', arguments: 'x', kind: 'custom' }, { type: 'text', text: '' }]), 'resp_xyz')).toEqual([
+      'rs_xyz_0',
+      'msg_xyz_1',
+      'fc_xyz_2',
+      'ctc_xyz_3',
+    ]);
     expect(r.output[0].summary).toEqual([{ type: 'summary_text', text: 'Plan.' }]);
     expect(decodeEnvelope(r.output[0].encrypted_content)).toEqual(carry);
     expect(r.output[2]).toEqual({ id: 'fc_xyz_2', type: 'function_call', status: 'completed', arguments: '{"city":"Paris"}', call_id: 'toolu_1', name: 'get_weather' });
