@@ -33,6 +33,8 @@ export class KeyIndex {
 
   /** The caller this key belongs to, or undefined. `presented` undefined (no key sent) is hashed as "". */
   lookup(presented: string | undefined): Caller | undefined {
+    // No keys at all (an open gateway): nothing to match, and no timing to hide.
+    if (this.entries.length === 0) return undefined;
     // One-shot hash (Node ≥ 20.12): no Hash object per request.
     const digest = hash('sha256', presented ?? '', 'buffer');
     let found: Caller | undefined;

@@ -3,11 +3,15 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-const compared = vi.hoisted(() => ({ count: 0 }));
+const compared = vi.hoisted(() => ({ count: 0, hashed: 0 }));
 vi.mock('node:crypto', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:crypto')>();
   return {
     ...real,
+    hash: (...args: Parameters<typeof real.hash>) => {
+      compared.hashed++;
+      return real.hash(...args);
+    },
     timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
       compared.count++;
       return real.timingSafeEqual(a, b);
@@ -38,6 +42,19 @@ const cfg = resolveConfig(
 describe('key index', () => {
   beforeEach(() => {
     compared.count = 0;
+    compared.hashed = 0;
+  });
+
+  it('an open gateway with no keys at all hashes nothing: every presented key is nobody', () => {
+    const open = resolveConfig({ auth: { open: true }, providers: { a: { protocol: 'demo' } }, models: { demo: { provider: 'a' } } }, 'test');
+    const index = new KeyIndex(open.authKeys, open.auth);
+    expect(index.open).toBe(true);
+    expect(index.lookup('sk-anything')).toBeUndefined();
+    expect(index.lookup(undefined)).toBeUndefined();
+    expect(compared.hashed).toBe(0);
+    // With keys the presented one is hashed once per lookup.
+    new KeyIndex(cfg.authKeys, cfg.auth).lookup('sk-bob-0123456789');
+    expect(compared.hashed).toBe(1);
   });
 
   it('finds the caller of a hashed key and of a plain key, with its team policy', () => {
