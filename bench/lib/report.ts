@@ -191,6 +191,8 @@ interface SaturationTargets {
   minFloor: number;
   minJsonFloor: number | null;
   maxCpuFloor: number | null;
+  /** CPU per request (stream) at most this multiple of JSON-FLOOR's (issue 25's translated streams). */
+  maxCpuJsonFloor?: number;
 }
 
 export const TARGETS = {
@@ -200,10 +202,11 @@ export const TARGETS = {
   } satisfies Record<Lane['kind'], SaturationTargets>,
   satStream: {
     'pass-through': { minFloor: 0.7, minJsonFloor: null, maxCpuFloor: null },
-    translation: { minFloor: 0.4, minJsonFloor: null, maxCpuFloor: null },
+    // Issue 25: translated streams at ≥0.45× FLOOR and ≤1.5× JSON-FLOOR's CPU per stream.
+    translation: { minFloor: 0.45, minJsonFloor: null, maxCpuFloor: null, maxCpuJsonFloor: 1.5 },
   } satisfies Record<Lane['kind'], SaturationTargets>,
-  /** Added over FLOOR at the fixed rate, µs. */
-  rateP50AddedUs: 200,
+  /** Added over FLOOR at the fixed rate, µs (issue 25: 150 on every lane). */
+  rateP50AddedUs: 150,
   rateP99AddedUs: 1000,
   ttfbAddedUs: 300,
   pacedPeakRssMiB: 200,
@@ -243,6 +246,7 @@ export function buildRows(input: ReportInput): Row[] {
         if (ratios.length) checks.push(ratio >= t.minFloor);
         if (t.minJsonFloor !== null && ratiosJson.length) checks.push(ratioJson >= t.minJsonFloor);
         if (t.maxCpuFloor !== null && cpuRatios.length) checks.push(cpuRatio <= t.maxCpuFloor);
+        if (t.maxCpuJsonFloor !== undefined && cpuRatiosJson.length) checks.push(median(cpuRatiosJson) <= t.maxCpuJsonFloor);
         const cpuCell = (runs: SatRun[] | undefined) => withSpread((runs ?? []).map((r) => r.cpuUsPerRequest), int);
         const isDefault = cell === c.gateway;
         rows.push({
@@ -263,6 +267,7 @@ export function buildRows(input: ReportInput): Row[] {
             `≥${t.minFloor}× FLOOR`,
             ...(t.minJsonFloor !== null ? [`≥${t.minJsonFloor}× JSON-FLOOR`] : []),
             ...(t.maxCpuFloor !== null ? [`CPU ≤${t.maxCpuFloor}× FLOOR`] : []),
+            ...(t.maxCpuJsonFloor !== undefined ? [`CPU ≤${t.maxCpuJsonFloor}× JSON-FLOOR`] : []),
           ].join(', '),
           // The targets are for the default config; the warn row is for reading beside it.
           result: broken ? 'error' : !isDefault ? 'info' : checks.length ? verdict(checks.every(Boolean)) : 'skipped',
