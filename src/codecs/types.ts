@@ -27,6 +27,9 @@ export interface StreamEncoder {
   ping(): void;
   /** True once a terminal frame (message_stop / error; response.completed|incomplete|failed) was written. */
   readonly finished: boolean;
+  /** Responses: the response object its terminal `response.completed` / `response.incomplete` frame
+   * carried, as text (what encodeResult renders for the folded events); the store keeps it as sent. */
+  readonly responseJson?: string;
 }
 
 export interface InboundCodec {

@@ -182,7 +182,8 @@ export class EventDelivery {
     }
     this.sse!.end();
     const folder = this.folder;
-    if (folder && !folder.error && folder.finish) this.remember(folder.result());
+    // The response object the terminal frame carried is the record's text: no second encodeResult.
+    if (folder && !folder.error && folder.finish) this.remember(folder.result(), this.encoder.responseJson);
     this.settle();
   }
 
@@ -242,8 +243,8 @@ export class EventDelivery {
 
   /**
    * Keep the finished conversation for a later `previous_response_id`, with its output items as the
-   * caller got them (a stream's terminal event renders what encodeResult does), for `item_reference`.
-   * Built and saved after the caller's last byte.
+   * caller got them, for `item_reference`: `sentBody` is the response text sent (the body, or the
+   * stream's terminal frame's response). Built and saved after the caller's last byte.
    */
   private remember(result: IrResult, sentBody?: string): void {
     if (!this.keepForStore) return;

@@ -84,6 +84,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private started = false;
   private done = false;
   private usage: Usage | undefined;
+  /** The response object of the terminal completed/incomplete frame (StreamEncoder.responseJson). */
+  private final: string | undefined;
   /** Final JSON of every item whose `output_item.done` went out, in output order. */
   private readonly items: string[] = [];
 
@@ -127,6 +129,10 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   get finished(): boolean {
     return this.done;
+  }
+
+  get responseJson(): string | undefined {
+    return this.final;
   }
 
   ping(): void {
@@ -212,12 +218,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
         this.flushItem(terminal.status === 'incomplete' ? 'incomplete' : 'completed');
         const type = terminal.status === 'completed' ? 'response.completed' : 'response.incomplete';
         const completedAt = Math.max(this.createdAt, Math.floor(Date.now() / 1000));
-        this.emit(
-          type,
-          ',"response":' +
-            responseJson(this.shape, terminal.status, completedAt, 'null', terminal.incompleteJson, this.output(), usageJson(this.usage ?? emptyUsage())) +
-            '}',
-        );
+        this.final = responseJson(this.shape, terminal.status, completedAt, 'null', terminal.incompleteJson, this.output(), usageJson(this.usage ?? emptyUsage()));
+        this.emit(type, ',"response":' + this.final + '}');
         this.done = true;
         return;
       }
