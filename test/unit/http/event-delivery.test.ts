@@ -17,6 +17,7 @@ import { Generation } from '../../../src/http/generation.js';
 import type { IrEvent, IrResult, Warning } from '../../../src/ir/types.js';
 import { foldEvents } from '../../../src/ir/fold-events.js';
 import { RequestRecord } from '../../../src/observability/request-record.js';
+import type { AnswerRecord } from '../../../src/responses-store/stored-response.js';
 import { parseSse } from '../support/raw-http.js';
 
 const config = resolveConfig(
@@ -135,6 +136,26 @@ describe('EventDelivery', () => {
     expect(last.gen!.ir.turns).toHaveLength(1);
     await built.app.inject({ method: 'POST', url: '/test/responses', payload: { model: 'alias', input: 'hello there', stream: true, store: false } });
     expect(last.gen!.ir.turns).toEqual([]);
+  });
+
+  it('a stored stream keeps the response text its terminal frame carried, byte for byte, and the folded parts', async () => {
+    script = ok;
+    const saver = built.ctx.saver;
+    const saveAfter = saver.saveAfter;
+    let record: AnswerRecord | undefined;
+    saver.saveAfter = (res, id, requestId, build) => saveAfter.call(saver, res, id, requestId, () => (record = build()));
+    try {
+      const res = await built.app.inject({ method: 'POST', url: '/test/responses', payload: { model: 'alias', input: 'hi', stream: true } });
+      await saver.idle();
+      const terminal = parseSse(res.body).find((e) => e.event === 'response.completed')!.data;
+      const sent = terminal.slice(terminal.indexOf(',"response":') + ',"response":'.length, -1);
+      expect(JSON.parse(sent)).toMatchObject({ id: 'resp_test', status: 'completed', output: [{ type: 'message', content: [{ text: 'Hello' }] }] });
+      expect(record!.responseJson).toBe(sent);
+      expect(record!.outputItemIds).toEqual([JSON.parse(sent).output[0].id]);
+      expect(record!.answer).toEqual(foldEvents(script).content);
+    } finally {
+      saver.saveAfter = saveAfter;
+    }
   });
 
   it('an error as the first event is a failure before any byte: nothing written, not committed', async () => {
