@@ -118,12 +118,20 @@ export class RedisStateStore implements StateStore {
    * every call sent the whole script text as EVAL and Redis hashed it again (measured: over a third
    * of the client's CPU per admit+settle in writing script text, and the server's hashing on top).
    */
-  private async evalScript(s: Script, numKeys: number, args: (string | Buffer)[]): Promise<unknown> {
+  private async evalScript(s: Script, numKeys: number, args: (string | Buffer)[], direct = false): Promise<unknown> {
+    // direct: written at once with sendCommand, outside ioredis's auto-pipelining, which would wait
+    // another turn (setImmediate) for a call that is already the turn's whole batch (flushQueued).
+    const send = (cmd: 'evalsha' | 'eval', head: string): Promise<unknown> =>
+      direct
+        ? (this.client.sendCommand(new this.Command(cmd, [head, numKeys, ...args], { replyEncoding: 'utf8' })) as Promise<unknown>)
+        : cmd === 'evalsha'
+          ? this.client.evalsha(head, numKeys, ...args)
+          : this.client.eval(head, numKeys, ...args);
     try {
-      return await this.client.evalsha(s.sha, numKeys, ...args);
+      return await send('evalsha', s.sha);
     } catch (err) {
       if (!/NOSCRIPT/.test((err as Error).message)) throw err;
-      return this.client.eval(s.lua, numKeys, ...args);
+      return send('eval', s.lua);
     }
   }
 
@@ -168,22 +176,16 @@ export class RedisStateStore implements StateStore {
     if (batch.length === 0 || this.inFlight >= MAX_IN_FLIGHT) return;
     this.queued = [];
     this.inFlight++;
-    let keys: string[];
-    let tokens: string;
-    if (batch.length === 1) {
-      keys = batch[0]!.keys;
-      tokens = batch[0]!.tokens;
-    } else {
-      keys = [];
-      tokens = '';
-      for (const c of batch) {
-        for (const k of c.keys) keys.push(k);
-        tokens = tokens === '' ? c.tokens : tokens + ' ' + c.tokens;
-      }
+    // EVALSHA's arguments: every call's keys in order, then every call's tokens as one string.
+    const args: string[] = [];
+    let tokens = '';
+    for (const c of batch) {
+      for (const k of c.keys) args.push(k);
+      tokens = tokens === '' ? c.tokens : tokens + ' ' + c.tokens;
     }
-    // Sent with sendCommand, outside ioredis's auto-pipelining: that would wait another turn
-    // (setImmediate) for a call that is already the turn's whole batch.
-    this.sendScript(SCRIPTS.limits, keys, tokens).then(
+    const numKeys = args.length;
+    args.push(tokens);
+    this.evalScript(SCRIPTS.limits, numKeys, args, true).then(
       (raw) => {
         this.inFlight--;
         if (this.queued.length > 0 && !this.flushSoon) this.flushQueued();
@@ -201,18 +203,6 @@ export class RedisStateStore implements StateStore {
         for (const c of batch) c.reject(this.unavailable(c.op, err));
       },
     );
-  }
-
-  /** EVALSHA of a script with its keys and one argument, through sendCommand (EVAL after a NOSCRIPT). */
-  private async sendScript(s: Script, keys: string[], arg: string): Promise<unknown> {
-    const send = (cmd: string, head: string) =>
-      this.client.sendCommand(new this.Command(cmd, [head, keys.length, ...keys, arg], { replyEncoding: 'utf8' })) as Promise<unknown>;
-    try {
-      return await send('evalsha', s.sha);
-    } catch (err) {
-      if (!/NOSCRIPT/.test((err as Error).message)) throw err;
-      return send('eval', s.lua);
-    }
   }
 
   /**
