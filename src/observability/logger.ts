@@ -84,16 +84,21 @@ function gatherLines(sonic: SonicBoomLike, fd: number): DestinationStream {
   let lines: string[] = [];
   let chars = 0;
   let timer: NodeJS.Timeout | undefined;
-  const handOver = (): void => {
+  /** The gathered lines as one text (undefined when none), the timer stopped. */
+  const take = (): string | undefined => {
     if (timer !== undefined) {
       clearTimeout(timer);
       timer = undefined;
     }
-    if (lines.length === 0) return;
+    if (lines.length === 0) return undefined;
     const batch = lines.length === 1 ? lines[0]! : lines.join('');
     lines = [];
     chars = 0;
-    pass(batch);
+    return batch;
+  };
+  const handOver = (): void => {
+    const batch = take();
+    if (batch !== undefined) pass(batch);
   };
   sonic.write = (line: string): boolean => {
     lines.push(line);
@@ -117,15 +122,8 @@ function gatherLines(sonic: SonicBoomLike, fd: number): DestinationStream {
   const flushSync = sonic.flushSync.bind(sonic);
   sonic.flushSync = () => {
     flushSync();
-    if (timer !== undefined) {
-      clearTimeout(timer);
-      timer = undefined;
-    }
-    if (lines.length === 0) return;
-    const batch = lines.join('');
-    lines = [];
-    chars = 0;
-    writeAllSync(fd, batch);
+    const batch = take();
+    if (batch !== undefined) writeAllSync(fd, batch);
   };
   return sonic;
 }
