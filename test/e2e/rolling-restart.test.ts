@@ -10,7 +10,7 @@
 // Clients are plain fetch on purpose: the vendors' SDKs retry 5xx and connection errors by themselves,
 // which would hide exactly the failures this test counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { freePort, startGatewayProcess, waitForOutput, type GatewayProcess } from '../support/gateway-process.js';
 import { haproxyAvailable, startHaproxy } from '../support/haproxy.js';
 import { redisServerAvailable, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { echoMarkers, marker, responsesTurn } from '../support/responses-chain.js';
@@ -224,7 +224,7 @@ async function rollingRestart(prefix: string, drainDelayMs: number): Promise<{ t
     expect(readyz.instances).toBe(INSTANCES);
     expect(readyz.others!.map((o) => o.pid).sort()).toEqual(gateways.slice(1).map((g) => g.pid).sort());
     expect(await (await fetch(gateways[1]!.url + '/metrics')).text()).toMatch(/^switchyard_instances 3$/m);
-    for (const g of gateways) expect(g.output()).toMatch(/[23] gateway instances share this Redis: stored Responses/);
+    for (const g of gateways) await waitForOutput(g, /[23] gateway instances share this Redis: stored Responses/);
     let stopped = false;
     const started = Date.now();
     const load = runLoad(lb.url, () => stopped);

@@ -54,7 +54,15 @@ export async function startGatewayProcess(
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'exit' can come before the last of the child's output has been read; 'close' comes after it, unless a
+  // process that inherited the pipes outlives the child, so the wait for it is bounded.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      const bound = setTimeout(() => resolve(code), 2000);
+      void closed.then(() => (clearTimeout(bound), resolve(code)));
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
   const proc: GatewayProcess = {
     url,
@@ -86,4 +94,19 @@ export async function startGatewayProcess(
   }
   await proc.stop();
   throw new Error(`gateway on port ${port} did not become ready: ${out.slice(-2000)}`);
+}
+
+/**
+ * Waits until the gateway's output holds `pattern`, then returns the output. The gateway's log is
+ * written asynchronously (gathered, then handed over every few hundred ms), so a line is not there
+ * the moment the behaviour that logs it is visible over HTTP.
+ */
+export async function waitForOutput(gw: GatewayProcess, pattern: string | RegExp, ms = 10_000): Promise<string> {
+  const until = Date.now() + ms;
+  const found = () => (typeof pattern === 'string' ? gw.output().includes(pattern) : pattern.test(gw.output()));
+  while (!found()) {
+    if (Date.now() > until) throw new Error(`no ${String(pattern)} in: ${gw.output().slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return gw.output();
 }

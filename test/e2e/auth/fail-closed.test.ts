@@ -5,7 +5,7 @@
 // the running keys keep serving — a request without a key still gets 401.
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
+import { startGatewayProcess, waitForOutput, type GatewayProcess } from '../../support/gateway-process.js';
 
 const ALICE = 'sk-sy-alice-fail-closed-0123456789';
 
@@ -23,15 +23,6 @@ async function ask(url: string, key?: string): Promise<number> {
   });
   await res.arrayBuffer();
   return res.status;
-}
-
-async function waitForOutput(gw: GatewayProcess, text: string, ms = 10_000): Promise<string> {
-  const until = Date.now() + ms;
-  while (!gw.output().includes(text)) {
-    if (Date.now() > until) throw new Error(`no "${text}" in: ${gw.output().slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return gw.output();
 }
 
 let gw: GatewayProcess | undefined;
