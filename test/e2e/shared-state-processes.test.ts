@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { freePort, startGatewayProcess, waitForOutput, type GatewayProcess } from '../support/gateway-process.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { echoMarkers, marker, pool, responsesTurn } from '../support/responses-chain.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream/index.js';
@@ -268,7 +268,7 @@ describe('shared state across processes', () => {
     expect((await responsesTurn(g.url, { model: TRANSLATED, input: marker('optional', 1) })).status).toBe(200);
     const cont = await responsesTurn(g.url, { model: TRANSLATED, input: marker('optional', 2), previous_response_id: 'resp_anything' });
     expect(cont.status).toBe(503);
-    expect(g.output()).toMatch(/starting anyway/);
+    await waitForOutput(g, /starting anyway/);
   }, 60_000);
 
   it('a circuit tripped in one gateway is skipped by another on the same Redis', async () => {
