@@ -206,13 +206,13 @@ local function ctr_add(key, text, ttl)
     e.v = a
   else
     e.v = e.v + a
-    e.text = e.add and string.format('%.17g', e.add + a) or text
+    e.text = not e.add and text or nil
     e.add = (e.add or 0) + a
   end
 end
 local function ctr_flush()
   for key, e in pairs(C) do
-    if e.add then redis.call('INCRBYFLOAT', key, e.text) end
+    if e.add then redis.call('INCRBYFLOAT', key, e.text or string.format('%.17g', e.add)) end
   end
 end
 -- A lease set: expired leases pruned once (the clock stands still in a script run), so the live count
@@ -228,22 +228,67 @@ local function lease_set(key)
 end
 `;
 
-// One limit call: an admission (or inspection), a charge or a counter read, its keys from KEYS[base + 1]
-// on, its fields read from the batch's tokens (`tk`, from position `p`). Each returns its reply as
-// one string.
+// The limit calls of a batch: each names a shape (its op, keys and the fields that stay the same from
+// request to request, sent once per batch) and brings its own values (lease ids, amounts).
 const LIMIT_CALLS = `
--- checks: 'w' windowMs width limit cost | 'c' limit | 'l' limit leaseMs leaseId.
+-- Shapes (ARGV[1]): <op> <key count> <field count> <key index…> <fields…>. Fields per key, by op:
+--   'a' admit, 'i' inspect: 'w' windowMs width limit cost | 'c' limit | 'l' limit leaseMs
+--     (an admission's 'l' takes a lease id from the call's values);
+--   'c' charge: 'r' (a lease given back: its id is a value) | 'w' windowMs width (the amount is a value)
+--     | 'c' (amount and ttlMs are values; the amount stays a string, so INCRBYFLOAT sees the caller's decimal);
+--   'g' read counters: no fields.
+local function parse_shapes(text)
+  local tk, t = {}, 0
+  for w in string.gmatch(text, '%S+') do
+    t = t + 1
+    tk[t] = w
+  end
+  local shapes, p = {}, 1
+  while p <= t do
+    local op, n, m = tk[p], num(tk[p + 1]), num(tk[p + 2])
+    local checks, slots, q = {}, 0, p + 3 + n
+    for i = 1, n do
+      local c = { k = tk[q], key = KEYS[num(tk[p + 2 + i])] }
+      if op == 'c' then
+        if c.k == 'w' then
+          c.w, c.b = num(tk[q + 1]), num(tk[q + 2])
+          q = q + 3
+        else
+          q = q + 1
+        end
+        slots = slots + (c.k == 'c' and 2 or 1)
+      elseif op ~= 'g' then
+        if c.k == 'w' then
+          c.w, c.b, c.l, c.cost = num(tk[q + 1]), num(tk[q + 2]), num(tk[q + 3]), num(tk[q + 4])
+          q = q + 5
+        elseif c.k == 'c' then
+          c.l = num(tk[q + 1])
+          q = q + 2
+        else
+          c.l, c.m = num(tk[q + 1]), num(tk[q + 2])
+          q = q + 3
+          if op == 'a' then slots = slots + 1 end
+        end
+      end
+      checks[i] = c
+    end
+    shapes[#shapes + 1] = { op = op, checks = checks, slots = slots }
+    p = p + 3 + n + m
+  end
+  return shapes
+end
+
 -- Reply: "<ok 1|0> <failed index|-1> <retry ms> <used> <reset ms> <used> <reset ms> …", a state per check.
 -- A counter's or lease set's reset costs a call more (PTTL / ZRANGE): it is read when inspecting or
 -- refusing, and left 0 ("unknown") on an admission that passes, which uses only rpm/tpm resets.
-local function admit_call(base, n, tk, p, charge)
+local function admit_call(checks, vals, p, charge)
   local out, failed, retry, todo = {}, -1, 0, {}
-  for i = 1, n do
-    local key, k = KEYS[base + i], tk[p]
+  for i = 1, #checks do
+    local c = checks[i]
+    local key, k, l = c.key, c.k, c.l
     local used, reset, pass, wait = 0, 0, true, 0
     if k == 'w' then
-      local w, b, l, cost = num(tk[p + 1]), num(tk[p + 2]), num(tk[p + 3]), num(tk[p + 4])
-      p = p + 5
+      local w, b, cost = c.w, c.b, c.cost
       local e = win(key, w, b)
       local live, sum = e.live, e.sum
       used = sum
@@ -266,8 +311,6 @@ local function admit_call(base, n, tk, p, charge)
         todo[#todo + 1] = { e, cost }
       end
     elseif k == 'c' then
-      local l = num(tk[p + 1])
-      p = p + 2
       used = ctr(key).v or 0
       pass = used < l
       if not pass or not charge then
@@ -276,8 +319,6 @@ local function admit_call(base, n, tk, p, charge)
         wait = reset
       end
     else
-      local l, m, id = num(tk[p + 1]), num(tk[p + 2]), tk[p + 3]
-      p = p + 4
       local e = lease_set(key)
       used = e.n
       pass = used < l
@@ -285,7 +326,10 @@ local function admit_call(base, n, tk, p, charge)
         reset = math.max(0, tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) - now)
       end
       if not pass then wait = reset end
-      todo[#todo + 1] = { e, m, id, key }
+      if charge then
+        todo[#todo + 1] = { e, c.m, vals[p], key }
+        p = p + 1
+      end
     end
     out[#out + 1] = txt(used)
     out[#out + 1] = txt(reset)
@@ -315,32 +359,32 @@ local function admit_call(base, n, tk, p, charge)
   return (failed < 0 and '1 -1 0 ' or '0 ' .. failed .. ' ' .. retry .. ' ') .. table.concat(out, ' ')
 end
 
--- charges: 'r' leaseId (a lease given back) | 'w' windowMs width amount | 'c' amount ttlMs (counter
--- amounts stay strings, so INCRBYFLOAT sees the caller's decimal). Settle sends the releases first.
-local function charge_call(base, n, tk, p)
-  for i = 1, n do
-    local key, k = KEYS[base + i], tk[p]
+-- Settle sends the releases first.
+local function charge_call(checks, vals, p)
+  for i = 1, #checks do
+    local c = checks[i]
+    local key, k = c.key, c.k
     if k == 'r' then
-      local gone = redis.call('ZREM', key, tk[p + 1])
+      local gone = redis.call('ZREM', key, vals[p])
       local e = L[key]
       if e then e.n = e.n - gone end
-      p = p + 2
+      p = p + 1
     elseif k == 'w' then
-      local w, b, a = num(tk[p + 1]), num(tk[p + 2]), num(tk[p + 3])
-      p = p + 4
-      if a ~= 0 then win_add(win(key, w, b), a) end
+      local a = num(vals[p])
+      p = p + 1
+      if a ~= 0 then win_add(win(key, c.w, c.b), a) end
     else
-      ctr_add(key, tk[p + 1], tk[p + 2])
-      p = p + 3
+      ctr_add(key, vals[p], vals[p + 1])
+      p = p + 2
     end
   end
   return '1'
 end
 
 -- Period counters' values, in order ("0" for an absent one).
-local function read_call(base, n)
+local function read_call(checks)
   local out = {}
-  for i = 1, n do out[i] = ctr(KEYS[base + i]).v or 0 end
+  for i = 1, #checks do out[i] = ctr(checks[i].key).v or 0 end
   return table.concat(out, ' ')
 end
 `;
@@ -348,9 +392,9 @@ end
 /**
  * Several limit calls in one script run, evaluated one by one in order (each sees what the previous
  * left), so the outcome is that of one script per call; what it saves is the per-command cost on
- * both sides. KEYS: every call's keys, in order. ARGV[1]: the calls as space-separated tokens, each
- * `<op> <key count> <field count> <fields…>` (op: 'a' admit, 'i' inspect, 'c' charge, 'g' read counters; the
- * fields as in LIMIT_CALLS); flat tokens cost the server a fraction of a cjson decode and encode.
+ * both sides. KEYS: the batch's keys, each once. ARGV[1]: the batch's shapes (LIMIT_CALLS), each once;
+ * ARGV[2]: the calls, each `<shape index> <values…>`. Flat tokens cost the server a fraction of a cjson
+ * decode and encode, and a shape's tokens are read once per batch, not once per request.
  * Returns one string per call; a call that failed (a key of the wrong type, say) answers "!<error>"
  * and fails alone, not the calls batched with it.
  */
@@ -359,26 +403,26 @@ ${NOW}
 ${WINDOW_HELPERS}
 ${BATCH_STATE}
 ${LIMIT_CALLS}
-local tk, t = {}, 0
-for w in string.gmatch(ARGV[1], '%S+') do
+local shapes = parse_shapes(ARGV[1])
+local vals, t = {}, 0
+for w in string.gmatch(ARGV[2], '%S+') do
   t = t + 1
-  tk[t] = w
+  vals[t] = w
 end
-local out, base, p = {}, 0, 1
+local out, p = {}, 1
 while p <= t do
-  local op, n, m = tk[p], num(tk[p + 1]), num(tk[p + 2])
-  local ok, reply
+  local s = shapes[num(vals[p])]
+  local op, ok, reply = s.op
   if op == 'c' then
-    ok, reply = pcall(charge_call, base, n, tk, p + 3)
+    ok, reply = pcall(charge_call, s.checks, vals, p + 1)
   elseif op == 'g' then
-    ok, reply = pcall(read_call, base, n)
+    ok, reply = pcall(read_call, s.checks)
   else
-    ok, reply = pcall(admit_call, base, n, tk, p + 3, op == 'a')
+    ok, reply = pcall(admit_call, s.checks, vals, p + 1, op == 'a')
   end
   if not ok then reply = '!' .. (type(reply) == 'table' and (reply.err or 'error') or tostring(reply)) end
   out[#out + 1] = reply
-  base = base + n
-  p = p + 3 + m
+  p = p + 1 + s.slots
 end
 win_flush()
 ctr_flush()

@@ -29,10 +29,16 @@ const SCRIPTS = { putDoc: script(PUT_DOC), deleteDoc: script(DELETE_DOC), claim:
 
 /** One admit, inspect, charge or counter read waiting for (or travelling in) a LIMITS script call. */
 interface LimitCall {
+  /** For errors: admit, inspect, charge, release, read_counters. */
   op: string;
+  /** The shape (redis-scripts.ts LIMIT_CALLS): `<a|i|c|g>`, its keys and the fields that do not vary per
+   * request; calls of one batch with the same shape send it once. */
+  shape: string;
   keys: string[];
-  /** `<op> <key count> <field count> <fields…>` (redis-scripts.ts LIMITS). */
-  tokens: string;
+  fields: string;
+  fieldCount: number;
+  /** The call's own values (lease ids, amounts), each after a space. */
+  values: string;
   resolve: (reply: string) => void;
   reject: (err: unknown) => void;
 }
@@ -161,9 +167,9 @@ export class RedisStateStore implements StateStore {
    * script: a settle made before an inspect is seen by it. (Settles are not held back longer to wait
    * for an admission: another instance's next admission would then miss this one's last charges.)
    */
-  private limitCall(op: string, keys: string[], tokens: string): Promise<string> {
+  private limitCall(op: string, kind: string, keys: string[], fields: string, fieldCount: number, values: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      this.queued.push({ op, keys, tokens, resolve, reject });
+      this.queued.push({ op, shape: kind + fields + '\n' + keys.join('\n'), keys, fields, fieldCount, values, resolve, reject });
       if (!this.flushSoon) {
         this.flushSoon = true;
         setImmediate(this.flushNow);
@@ -176,15 +182,33 @@ export class RedisStateStore implements StateStore {
     if (batch.length === 0 || this.inFlight >= MAX_IN_FLIGHT) return;
     this.queued = [];
     this.inFlight++;
-    // EVALSHA's arguments: every call's keys in order, then every call's tokens as one string.
+    // EVALSHA's arguments: the batch's keys, each once; its shapes, each once; its calls, each
+    // `<shape index> <values…>` (redis-scripts.ts LIMITS).
     const args: string[] = [];
-    let tokens = '';
+    const keyIndex = new Map<string, number>();
+    const shapeIndex = new Map<string, number>();
+    let shapes = '';
+    let calls = '';
     for (const c of batch) {
-      for (const k of c.keys) args.push(k);
-      tokens = tokens === '' ? c.tokens : tokens + ' ' + c.tokens;
+      let si = shapeIndex.get(c.shape);
+      if (si === undefined) {
+        si = shapeIndex.size + 1;
+        shapeIndex.set(c.shape, si);
+        let head = `${c.shape.charAt(0)} ${c.keys.length} ${c.fieldCount}`;
+        for (const k of c.keys) {
+          let ki = keyIndex.get(k);
+          if (ki === undefined) {
+            ki = args.push(k);
+            keyIndex.set(k, ki);
+          }
+          head += ' ' + ki;
+        }
+        shapes = shapes === '' ? head + c.fields : shapes + ' ' + head + c.fields;
+      }
+      calls = calls === '' ? si + c.values : calls + ' ' + si + c.values;
     }
     const numKeys = args.length;
-    args.push(tokens);
+    args.push(shapes, calls);
     this.evalScript(SCRIPTS.limits, numKeys, args, true).then(
       (raw) => {
         this.inFlight--;
@@ -266,6 +290,7 @@ export class RedisStateStore implements StateStore {
     const leases: Lease[] = [];
     let fields = '';
     let count = 0;
+    let values = '';
     for (const c of checks) {
       keys.push(this.limitKey(c.kind, c.key));
       if (c.kind === 'window') {
@@ -275,14 +300,17 @@ export class RedisStateStore implements StateStore {
         fields += ` c ${c.limit}`;
         count += 2;
       } else {
-        // Ids are [A-Za-z0-9_.-]: no space can split them.
-        const id = charge ? newLeaseId() : '-';
-        if (charge) leases.push({ key: c.key, id });
-        fields += ` l ${c.limit} ${c.leaseMs} ${id}`;
-        count += 4;
+        fields += ` l ${c.limit} ${c.leaseMs}`;
+        count += 3;
+        if (charge) {
+          // Ids are [A-Za-z0-9_.-]: no space can split them.
+          const id = newLeaseId();
+          leases.push({ key: c.key, id });
+          values += ' ' + id;
+        }
       }
     }
-    const reply = await this.limitCall(op, keys, `${charge ? 'a' : 'i'} ${keys.length} ${count}${fields}`);
+    const reply = await this.limitCall(op, charge ? 'a' : 'i', keys, fields, count, values);
     // "<ok> <failed> <retry> <used> <reset> …"
     const t = reply.split(' ');
     const states: CheckState[] = new Array(checks.length);
@@ -300,51 +328,52 @@ export class RedisStateStore implements StateStore {
 
   async charge(charges: readonly Charge[]): Promise<void> {
     if (charges.length === 0) return;
-    const { keys, tokens } = this.chargeCall(charges, []);
-    await this.limitCall('charge', keys, tokens);
+    await this.chargeCall('charge', charges, []);
   }
 
   /** A charge call: lease releases first, then the charges. Counter amounts travel as the caller's
    * decimal, so INCRBYFLOAT sees it rather than a re-printed double. */
-  private chargeCall(charges: readonly Charge[], leases: readonly Lease[]): { keys: string[]; tokens: string } {
+  private chargeCall(op: string, charges: readonly Charge[], leases: readonly Lease[]): Promise<string> {
     const keys: string[] = [];
     let fields = '';
     let count = 0;
+    let values = '';
     for (const l of leases) {
       keys.push(this.limitKey('concurrency', l.key));
-      fields += ` r ${l.id}`;
-      count += 2;
+      fields += ' r';
+      count += 1;
+      values += ' ' + l.id;
     }
     for (const c of charges) {
       keys.push(this.limitKey(c.kind, c.key));
       if (c.kind === 'window') {
-        fields += ` w ${c.windowMs} ${bucketMs(c.windowMs)} ${c.amount}`;
-        count += 4;
-      } else {
-        fields += ` c ${c.amount} ${Math.max(1, Math.round(c.ttlMs))}`;
+        fields += ` w ${c.windowMs} ${bucketMs(c.windowMs)}`;
         count += 3;
+        values += ' ' + c.amount;
+      } else {
+        fields += ' c';
+        count += 1;
+        values += ` ${c.amount} ${Math.max(1, Math.round(c.ttlMs))}`;
       }
     }
-    return { keys, tokens: `c ${keys.length} ${count}${fields}` };
+    return this.limitCall(op, 'c', keys, fields, count, values);
   }
 
   async release(leases: readonly Lease[]): Promise<void> {
     if (leases.length === 0) return;
-    const { keys, tokens } = this.chargeCall([], leases);
-    await this.limitCall('release', keys, tokens);
+    await this.chargeCall('release', [], leases);
   }
 
   /** Releases first, then the charges, in one limit call (with the other calls of this turn). */
   async settle(charges: readonly Charge[], leases: readonly Lease[]): Promise<void> {
     if (charges.length === 0 && leases.length === 0) return;
-    const { keys, tokens } = this.chargeCall(charges, leases);
-    await this.limitCall('charge', keys, tokens);
+    await this.chargeCall('charge', charges, leases);
   }
 
   /** In the limit calls' order (a LIMITS call, not an MGET), so a settle made before is counted. */
   async readCounters(keys: readonly string[]): Promise<number[]> {
     if (keys.length === 0) return [];
-    const reply = await this.limitCall('read_counters', keys.map((k) => this.limitKey('counter', k)), `g ${keys.length} 0`);
+    const reply = await this.limitCall('read_counters', 'g', keys.map((k) => this.limitKey('counter', k)), '', 0, '');
     return reply.split(' ').map(Number);
   }
 
