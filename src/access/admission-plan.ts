@@ -45,12 +45,28 @@ export function spendKey(scope: Scope | 'model', owner: string, period: BudgetPe
   return stateKey(scope, owner, 'spend:' + periodWindow(period, nowMs).suffix);
 }
 
+/** A caller's last plan, while its budget periods last: the same for all its requests in between (a
+ * config reload makes new callers). Shared, so nobody edits a plan; the Redis store keeps its encoding
+ * of the plan's checks by their identity. */
+const lastPlan = new WeakMap<Caller, { leaseMs: number; fromMs: number; untilMs: number; plan: AdmissionPlan }>();
+
 export function admissionPlan(caller: Caller, nowMs: number, leaseMs: number): AdmissionPlan {
+  const last = lastPlan.get(caller);
+  if (last !== undefined && last.leaseMs === leaseMs && nowMs >= last.fromMs && nowMs < last.untilMs) return last.plan;
   const plan: AdmissionPlan = { checks: [], meta: [] };
   addScope(plan, 'key', caller.name, caller.key.limits, caller.key.budget, nowMs, leaseMs);
   if (caller.team !== undefined && caller.teamPolicy !== undefined) {
     addScope(plan, 'team', caller.team, caller.teamPolicy.limits, caller.teamPolicy.budget, nowMs, leaseMs);
   }
+  let fromMs = -Infinity;
+  let untilMs = Infinity;
+  for (const m of plan.meta) {
+    if (m.period === undefined) continue;
+    const w = periodWindow(m.period, nowMs);
+    fromMs = Math.max(fromMs, w.startMs);
+    untilMs = Math.min(untilMs, w.resetMs ?? Infinity);
+  }
+  lastPlan.set(caller, { leaseMs, fromMs, untilMs, plan });
   return plan;
 }
 

@@ -31,9 +31,11 @@ const SCRIPTS = { putDoc: script(PUT_DOC), deleteDoc: script(DELETE_DOC), claim:
 interface LimitCall {
   /** For errors: admit, inspect, charge, release, read_counters. */
   op: string;
-  /** The shape (redis-scripts.ts LIMIT_CALLS): `<a|i|c|g>`, its keys and the fields that do not vary per
+  /** The shape (redis-scripts.ts LIMIT_CALLS): the op, its keys and the fields that do not vary per
    * request; calls of one batch with the same shape send it once. */
-  shape: string;
+  kind: 'a' | 'i' | 'c' | 'g';
+  /** Fields and keys as one string: what identifies the shape within a kind. */
+  sig: string;
   keys: string[];
   fields: string;
   fieldCount: number;
@@ -42,6 +44,14 @@ interface LimitCall {
   resolve: (reply: string) => void;
   reject: (err: unknown) => void;
 }
+/** A list of checks as a LIMITS call shape. */
+interface ChecksShape {
+  keys: string[];
+  fields: string;
+  count: number;
+  sig: string;
+}
+
 /**
  * Script calls in flight before further limit calls wait for one to return. Calls made in one
  * event-loop turn already travel together (flushQueued); this bounds the turns outstanding.
@@ -64,6 +74,7 @@ export class RedisStateStore implements StateStore {
   /** Limit calls waiting to go, in the order made: they go together in the next script call. */
   private queued: LimitCall[] = [];
   private inFlight = 0;
+  private readonly shapes = new WeakMap<readonly AdmissionCheck[], ChecksShape>();
   /** A flush is scheduled for the end of this event-loop turn (setImmediate). */
   private flushSoon = false;
   private readonly flushNow = (): void => {
@@ -167,9 +178,9 @@ export class RedisStateStore implements StateStore {
    * script: a settle made before an inspect is seen by it. (Settles are not held back longer to wait
    * for an admission: another instance's next admission would then miss this one's last charges.)
    */
-  private limitCall(op: string, kind: string, keys: string[], fields: string, fieldCount: number, values: string): Promise<string> {
+  private limitCall(op: string, kind: 'a' | 'i' | 'c' | 'g', keys: string[], fields: string, fieldCount: number, values: string, sig?: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      this.queued.push({ op, shape: kind + fields + '\n' + keys.join('\n'), keys, fields, fieldCount, values, resolve, reject });
+      this.queued.push({ op, kind, sig: sig ?? fields + '\n' + keys.join('\n'), keys, fields, fieldCount, values, resolve, reject });
       if (!this.flushSoon) {
         this.flushSoon = true;
         setImmediate(this.flushNow);
@@ -186,15 +197,16 @@ export class RedisStateStore implements StateStore {
     // `<shape index> <values…>` (redis-scripts.ts LIMITS).
     const args: string[] = [];
     const keyIndex = new Map<string, number>();
-    const shapeIndex = new Map<string, number>();
+    const shapeIndex = { a: new Map<string, number>(), i: new Map<string, number>(), c: new Map<string, number>(), g: new Map<string, number>() };
+    let shapeCount = 0;
     let shapes = '';
     let calls = '';
     for (const c of batch) {
-      let si = shapeIndex.get(c.shape);
+      let si = shapeIndex[c.kind].get(c.sig);
       if (si === undefined) {
-        si = shapeIndex.size + 1;
-        shapeIndex.set(c.shape, si);
-        let head = `${c.shape.charAt(0)} ${c.keys.length} ${c.fieldCount}`;
+        si = ++shapeCount;
+        shapeIndex[c.kind].set(c.sig, si);
+        let head = `${c.kind} ${c.keys.length} ${c.fieldCount}`;
         for (const k of c.keys) {
           let ki = keyIndex.get(k);
           if (ki === undefined) {
@@ -285,12 +297,14 @@ export class RedisStateStore implements StateStore {
     return this.cluster ? `${this.prefix}{l}:${k}:${key}` : `${this.prefix}${k}:${key}`;
   }
 
-  private async runAdmit(op: string, checks: readonly AdmissionCheck[], charge: boolean): Promise<AdmissionResult> {
+  /** The keys and fields of a list of checks (the same for every request of a caller: access keeps its
+   * plan, so the encoding is kept by the list's identity). */
+  private checksShape(checks: readonly AdmissionCheck[]): ChecksShape {
+    let shape = this.shapes.get(checks);
+    if (shape !== undefined) return shape;
     const keys: string[] = [];
-    const leases: Lease[] = [];
     let fields = '';
     let count = 0;
-    let values = '';
     for (const c of checks) {
       keys.push(this.limitKey(c.kind, c.key));
       if (c.kind === 'window') {
@@ -302,15 +316,27 @@ export class RedisStateStore implements StateStore {
       } else {
         fields += ` l ${c.limit} ${c.leaseMs}`;
         count += 3;
-        if (charge) {
-          // Ids are [A-Za-z0-9_.-]: no space can split them.
-          const id = newLeaseId();
-          leases.push({ key: c.key, id });
-          values += ' ' + id;
-        }
       }
     }
-    const reply = await this.limitCall(op, charge ? 'a' : 'i', keys, fields, count, values);
+    shape = { keys, fields, count, sig: fields + '\n' + keys.join('\n') };
+    this.shapes.set(checks, shape);
+    return shape;
+  }
+
+  private async runAdmit(op: string, checks: readonly AdmissionCheck[], charge: boolean): Promise<AdmissionResult> {
+    const shape = this.checksShape(checks);
+    const leases: Lease[] = [];
+    let values = '';
+    if (charge) {
+      for (const c of checks) {
+        if (c.kind !== 'concurrency') continue;
+        // Ids are [A-Za-z0-9_.-]: no space can split them.
+        const id = newLeaseId();
+        leases.push({ key: c.key, id });
+        values += ' ' + id;
+      }
+    }
+    const reply = await this.limitCall(op, charge ? 'a' : 'i', shape.keys, shape.fields, shape.count, values, shape.sig);
     // "<ok> <failed> <retry> <used> <reset> …"
     const t = reply.split(' ');
     const states: CheckState[] = new Array(checks.length);
