@@ -157,6 +157,34 @@ describe('redis limit calls', () => {
     }
   });
 
+  it('calls of different shapes sharing keys in one script call: each lease id lands in its own set', async () => {
+    const store = new RedisStateStore({ url: redis.url, keyPrefix: `h${randomBytes(4).toString('hex')}:` });
+    const monitor = new Redis(redis.url);
+    try {
+      await store.ping();
+      const rpm = { kind: 'window', key: 'rpm', windowMs: 60_000, limit: 100, cost: 1 } as const;
+      const mine = { kind: 'concurrency', key: 'key', limit: 3, leaseMs: 60_000 } as const;
+      const team = { kind: 'concurrency', key: 'team', limit: 1, leaseMs: 60_000 } as const;
+      const keyAndTeam = [rpm, mine, team];
+      const before = await evalshaCalls(monitor);
+      // One turn: the same list twice (one shape), a list sharing two of its keys, and an inspect.
+      const [a, b, c, seen] = await Promise.all([store.admit(keyAndTeam), store.admit(keyAndTeam), store.admit([rpm, mine]), store.inspect([mine, team, rpm])]);
+      expect((await evalshaCalls(monitor)) - before).toBe(1);
+      expect([a.ok, b.ok, c.ok]).toEqual([true, false, true]);
+      expect(b.ok ? undefined : b.failed).toBe(2);
+      expect(seen.map((x) => x.used)).toEqual([2, 1, 2]);
+      expect(a.ok && a.leases.map((l) => l.key)).toEqual(['key', 'team']);
+      // Giving back the first admission's leases frees one slot of each set, no more.
+      await store.release(a.ok ? a.leases : []);
+      expect((await store.inspect([mine, team])).map((x) => x.used)).toEqual([1, 0]);
+      await store.release(c.ok ? c.leases : []);
+      expect((await store.inspect([mine, team])).map((x) => x.used)).toEqual([0, 0]);
+    } finally {
+      monitor.disconnect();
+      await store.close();
+    }
+  });
+
   it('a settle travels with the next limit call, so the next inspect and counter read see it', async () => {
     const store = new RedisStateStore({ url: redis.url, keyPrefix: `s${randomBytes(4).toString('hex')}:` });
     const monitor = new Redis(redis.url);
