@@ -36,6 +36,19 @@ describe('admission plan', () => {
     expect(plan.meta[3]!.resetAtMs).toBe(Date.parse('2026-11-26T00:00:00Z'));
   });
 
+  it("keeps a caller's plan while its budget periods last, and makes a new one in the next period or for another lease time", () => {
+    const alice = index.lookup('k-alice')!;
+    const plan = admissionPlan(alice, now, 60_000);
+    expect(admissionPlan(alice, now + 3_600_000, 60_000)).toBe(plan);
+    expect(admissionPlan(alice, now, 30_000)).not.toBe(plan);
+    expect(admissionPlan(alice, now, 30_000).checks[2]).toMatchObject({ kind: 'concurrency', leaseMs: 30_000 });
+    // The key's daily budget ends at midnight: the next day has its own counter.
+    const nextDay = admissionPlan(alice, Date.parse('2026-11-26T00:00:00Z'), 30_000);
+    expect(nextDay.checks[3]!.key).toBe('key:al%3Aice:spend:d2026-11-26');
+    // A clock that stepped back into the earlier day gets that day's counter again, not the kept plan's.
+    expect(admissionPlan(alice, now, 30_000).checks[3]!.key).toBe('key:al%3Aice:spend:d2026-11-25');
+  });
+
   it('has nothing to check for a key without limits or for the anonymous caller', () => {
     expect(admissionPlan(index.lookup('k-bob')!, now, 1).checks).toEqual([]);
     expect(admissionPlan(ANONYMOUS_CALLER, now, 1).checks).toEqual([]);
