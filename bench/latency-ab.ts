@@ -11,10 +11,12 @@
 // --node-flags-a / --node-flags-b 'FLAGS': node options for that build's process.
 // --warm-sat S: each system saturated (64 connections) for S seconds before the rounds, as the bench warms a
 // cell (default 1; 0 = only a 1 s burst at the rate: a gateway whose path the JIT has not optimised yet).
+// --marks: FLOOR and the gateways preload latency-marks.mjs; the medians of their in-process phases are printed
+// (where a request's time goes between its arrival and its reply's end() call; `cpu`: process CPU time over it).
 // --keep: leave the temporary directory (configs, the gateways' stdout) and print its path.
 // --strace DIR: instead of rounds, one burst per system under `strace -f` (files in DIR), calls per request.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,10 +56,17 @@ async function main(): Promise<void> {
   const pinner = new Pinner(argv.includes('--pin'));
   const storeFalse = argv.includes('--store-false');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-latency-'));
+  const marks = argv.includes('--marks');
+  /** --marks: node args and env that preload latency-marks.mjs into a system, writing to its own file. */
+  const marked = (name: string, env: NodeJS.ProcessEnv = process.env) =>
+    marks
+      ? { pre: ['--import', path.join(REPO, 'bench', 'latency-marks.mjs')], env: { ...env, LATENCY_MARKS_FILE: path.join(tmp, `marks-${name.replace(/\W+/g, '_')}.jsonl`) } }
+      : { pre: [], env };
   try {
     const upstream = await startService({ name: 'upstream', cwd: REPO, args: ['--import', 'tsx', path.join(REPO, 'bench', 'fake-upstream.ts'), '--port', '0', '--events', '50', '--pace-ms', '0'] });
     const systems: System[] = [];
-    const floor = await startService({ name: 'floor', cwd: REPO, args: ['--import', 'tsx', path.join(REPO, 'bench', 'floor-proxy.ts'), '--port', '0', '--upstream', upstream.origin, '--connections', '2048'] });
+    const fm = marked('FLOOR');
+    const floor = await startService({ name: 'floor', cwd: REPO, env: fm.env, args: [...fm.pre, '--import', 'tsx', path.join(REPO, 'bench', 'floor-proxy.ts'), '--port', '0', '--upstream', upstream.origin, '--connections', '2048'] });
     systems.push({ name: 'FLOOR', svc: floor, gateway: false });
     for (const spec of all('control')) {
       if (spec === 'chain') {
@@ -81,7 +90,8 @@ async function main(): Promise<void> {
       writeGatewayConfig(config, { port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 2048, logLevel: get(`log-level-${k}`) });
       const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
       delete env.SWITCHYARD_CONFIG;
-      const svc = await startService({ name: `gateway-${k}`, cwd: REPO, args: [...(get(`node-flags-${k}`)?.split(' ').filter(Boolean) ?? []), path.resolve(REPO, entry), '--config', config], port, stdoutFile: path.join(tmp, `gateway-${k}.log`), env });
+      const gm = marked(k.toUpperCase(), env);
+      const svc = await startService({ name: `gateway-${k}`, cwd: REPO, args: [...gm.pre, ...(get(`node-flags-${k}`)?.split(' ').filter(Boolean) ?? []), path.resolve(REPO, entry), '--config', config], port, stdoutFile: path.join(tmp, `gateway-${k}.log`), env: gm.env });
       systems.push({ name: k.toUpperCase(), svc, gateway: true });
     }
     const upstreamPath = lane.upstream === 'gemini' ? geminiPath(UPSTREAM_MODEL.gemini, false) : ENDPOINT[lane.upstream];
@@ -120,6 +130,9 @@ async function main(): Promise<void> {
       }
       await measure(s, 1);
     }
+    // The marks of the warm-up are left out: start the files afresh (each process appends every second).
+    await new Promise((r) => setTimeout(r, 1100));
+    if (marks) for (const f of readdirSync(tmp)) if (f.startsWith('marks-')) writeFileSync(path.join(tmp, f), '');
     let nextOther = 0;
     const before = async (s: System) => {
       if (!s.gateway || otherLanes.length === 0) return;
@@ -179,6 +192,18 @@ async function main(): Promise<void> {
           (a ? `, added over FLOOR median ${median(a).toFixed(0)} µs (rounds ${a.map((x) => x.toFixed(0)).join(' ')})` : '') +
           '\n',
       );
+    }
+    if (marks) {
+      await new Promise((r) => setTimeout(r, 1100));
+      process.stdout.write('in-process phases, median over the rounds\' requests (µs; latency-marks.mjs):\n');
+      for (const s of systems) {
+        const f = path.join(tmp, `marks-${s.name.replace(/\W+/g, '_')}.jsonl`);
+        if (!existsSync(f)) continue;
+        const rows = readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, number | null>);
+        const keys = ['total', 'cpu', 'preHandler', 'handlerToUpstream', 'createToWrite', 'upstream', 'answerToEnd', 'endCall'];
+        const parts = keys.map((k) => `${k} ${median(rows.map((r) => r[k] ?? NaN)).toFixed(0)}`);
+        process.stdout.write(`  ${s.name.padEnd(24)} ${rows.length} requests: ${parts.join(', ')}\n`);
+      }
     }
   } finally {
     await stopAll();
