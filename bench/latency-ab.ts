@@ -145,7 +145,7 @@ async function main(): Promise<void> {
       // calls per request and their order are). Files: <dir>/<system>.strace.
       for (const s of systems) {
         const out = path.join(path.resolve(straceDir), `${s.name.replace(/\W+/g, '_')}.strace`);
-        const tracer = spawn('strace', ['-f', '--seccomp-bpf', '-e', 'trace=read,writev,write,epoll_pwait,epoll_wait,futex', '-tt', '-T', '-o', out, '-p', String(s.svc.pid)], { stdio: 'ignore' });
+        const tracer = spawn('strace', ['-f', '--seccomp-bpf', '-e', `trace=${get('strace-calls') ?? 'read,writev,write,epoll_pwait,epoll_wait,futex,setsockopt,socket,connect,accept4'}`, '-tt', '-T', '-o', out, '-p', String(s.svc.pid)], { stdio: 'ignore' });
         await new Promise((r) => setTimeout(r, 700));
         const m = await measure(s, seconds);
         const exited = new Promise((resolve) => tracer.once('exit', resolve));
