@@ -23,7 +23,7 @@ export interface UpstreamCall {
 
 const NO_HEADERS: UpstreamResponse['headers'] = Object.freeze({});
 
-/** What both kinds of call share: the platform's request, the abort switch, the total-time timer. */
+/** What both kinds of call share: the platform's request (signed before), the abort switch, the total-time timer. */
 interface Begun {
   encoded: EncodedRequest;
   platform: Awaited<ReturnType<typeof platformRequest>> | undefined;
@@ -31,11 +31,9 @@ interface Begun {
   finish(): void;
 }
 
-async function begin(gen: Generation, target: RouteTarget, encoded: EncodedRequest, stream: boolean): Promise<Begun> {
+function begin(gen: Generation, target: RouteTarget, encoded: EncodedRequest, platform: Begun['platform']): Begun {
   const rec = gen.rec;
   const provider = target.provider;
-  // A cloud platform addresses, signs and frames the request (docs/platforms.md); first-party: as is.
-  const platform = provider.platform ? await platformRequest(provider, encoded, target.model, stream, 'generate') : undefined;
   if (platform) encoded = platform.request;
   // The caller leaving aborts it too: the route's close handler reaches it through gen.upstreamAbort.
   const abort = new AbortSwitch();
@@ -71,7 +69,9 @@ function upstreamFailure(begun: Begun, driver: Driver, provider: RouteTarget['pr
 export async function callUpstream(gen: Generation, target: RouteTarget, driver: Driver, encoded: EncodedRequest, stream: boolean): Promise<UpstreamCall> {
   const { ctx, rec } = gen;
   const provider = target.provider;
-  const begun = await begin(gen, target, encoded, stream);
+  // A cloud platform addresses, signs and frames the request (docs/platforms.md); first-party: as is.
+  const platform = provider.platform ? await platformRequest(provider, encoded, target.model, stream, 'generate') : undefined;
+  const begun = begin(gen, target, encoded, platform);
   const { abort, finish } = begun;
   let response: UpstreamResponse;
   try {
@@ -104,7 +104,8 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
 export async function callUpstreamWhole(gen: Generation, target: RouteTarget, driver: Driver, encoded: EncodedRequest): Promise<string> {
   const { ctx, rec } = gen;
   const provider = target.provider;
-  const begun = await begin(gen, target, encoded, false);
+  const platform = provider.platform ? await platformRequest(provider, encoded, target.model, false, 'generate') : undefined;
+  const begun = begin(gen, target, encoded, platform);
   let answer: WholeResponse;
   try {
     answer = await ctx.http.sendWhole(provider, { path: begun.encoded.path, headers: begun.encoded.headers, body: begun.encoded.body, signal: begun.abort }, 256 * 1024 * 1024);
