@@ -12,7 +12,8 @@
 // --warm-sat S: each system saturated (64 connections) for S seconds before the rounds, as the bench warms a
 // cell (default 1; 0 = only a 1 s burst at the rate: a gateway whose path the JIT has not optimised yet).
 // --marks: FLOOR and the gateways preload latency-marks.mjs; the medians of their in-process phases are printed
-// (where a request's time goes between its arrival and its reply's end() call; `cpu`: process CPU time over it).
+// (where a request's time goes between its arrival and its reply's end() call; `cpu`: process CPU time over it;
+// with --other-lanes the gateways' figures include the other lanes' requests).
 // --keep: leave the temporary directory (configs, the gateways' stdout) and print its path.
 // --strace DIR: instead of rounds, one burst per system under `strace -f` (files in DIR), calls per request.
 import { spawn } from 'node:child_process';
