@@ -2,7 +2,6 @@
 // model replaced; the answer is relayed as it arrives (unknown fields and event types survive), with
 // a tap for usage, finish and errors. The fast path and the lossless one.
 import { driverFor } from '../../drivers/registry.js';
-import { readText, transportError } from '../../drivers/http-client.js';
 import type { Driver } from '../../drivers/types.js';
 import { GatewayError } from '../../errors.js';
 import { driverTarget } from '../../router/driver-target.js';
@@ -12,7 +11,7 @@ import { MessagesRelay } from './messages-relay.js';
 import type { Relay } from './relay.js';
 import { ResponsesRelay } from './responses-relay.js';
 import { relayStream } from './passthrough-stream.js';
-import { callUpstream } from './upstream-call.js';
+import { callUpstream, callUpstreamWhole } from './upstream-call.js';
 import { continuationBody } from './passthrough-body.js';
 import { factsOf, keepsAnswer, storedAnswer } from '../stored-answer.js';
 
@@ -43,23 +42,17 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     settings.defaults,
     settings.overrides,
   );
-  const call = await callUpstream(gen, target, driver, encoded, gen.ir.stream);
-  const { response } = call;
   const rec = gen.rec;
-  const relay = RELAYS[protocol](gen, target.model !== gen.ir.model, driver);
-
   if (!gen.ir.stream) {
-    let text: string;
+    const upstreamText = await callUpstreamWhole(gen, target, driver, encoded);
+    const relay = RELAYS[protocol](gen, target.model !== gen.ir.model, driver);
     let obj: Record<string, unknown>;
     try {
-      text = await readText(response.body, 256 * 1024 * 1024);
-      obj = JSON.parse(text) as Record<string, unknown>;
-    } catch (err) {
-      throw err instanceof SyntaxError ? new GatewayError('api_error', `upstream ${provider.name} sent a malformed body`) : (call.abortError() ?? transportError(err, provider.name));
-    } finally {
-      call.finish();
+      obj = JSON.parse(upstreamText) as Record<string, unknown>;
+    } catch {
+      throw new GatewayError('api_error', `upstream ${provider.name} sent a malformed body`);
     }
-    text = relay.result(text, obj);
+    const text = relay.result(upstreamText, obj);
     gen.commit();
     rec.status = 200;
     gen.reply.code(200).headers(gen.baseHeaders(target)).type('application/json').send(text);
@@ -68,6 +61,8 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     return;
   }
 
+  const call = await callUpstream(gen, target, driver, encoded, true);
+  const relay = RELAYS[protocol](gen, target.model !== gen.ir.model, driver);
   return relayStream(gen, target, call, relay, () => {
     if (relay.finalResponse && keepsAnswer(gen)) keepAnswer(gen, target, driver, relay.finalResponse);
   });

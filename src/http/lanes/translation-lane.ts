@@ -2,7 +2,7 @@
 // driver decoder → IR events → the caller's encoder (event-delivery).
 import { GatewayError } from '../../errors.js';
 import { driverFor } from '../../drivers/registry.js';
-import { readText, transportError } from '../../drivers/http-client.js';
+import { transportError } from '../../drivers/http-client.js';
 import { SseParser } from '../../drivers/sse-parser.js';
 import { capOutput } from '../../ir/output-cap.js';
 import { resultToEvents } from '../../ir/result-to-events.js';
@@ -13,7 +13,7 @@ import { applyTargetSettings } from '../../router/target-settings.js';
 import { upstreamStreams } from '../../router/upstream-streaming.js';
 import { EventDelivery } from '../event-delivery.js';
 import type { Generation } from '../generation.js';
-import { callUpstream } from './upstream-call.js';
+import { callUpstream, callUpstreamWhole } from './upstream-call.js';
 
 export async function runTranslationLane(gen: Generation, target: RouteTarget): Promise<void> {
   const provider = target.provider;
@@ -27,28 +27,28 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
   gen.warnings = warnings;
   gen.rec.warnings = warnings;
 
-  const call = await callUpstream(gen, target, driver, encoded, streamUpstream);
-  const { response } = call;
-  const delivery = new EventDelivery(gen, target);
-  const emit = cap === undefined ? delivery.emit : capOutput(cap, delivery.emit);
-
   if (!streamUpstream) {
+    const text = await callUpstreamWhole(gen, target, driver, encoded);
+    const delivery = new EventDelivery(gen, target);
     let json: unknown;
     try {
-      json = JSON.parse(await readText(response.body, 256 * 1024 * 1024));
-    } catch (err) {
-      throw err instanceof SyntaxError ? new GatewayError('api_error', `upstream ${provider.name} sent a malformed body`) : (call.abortError() ?? transportError(err, provider.name));
-    } finally {
-      call.finish();
+      json = JSON.parse(text);
+    } catch {
+      throw new GatewayError('api_error', `upstream ${provider.name} sent a malformed body`);
     }
     const result = driver.decodeResult(json, ir);
     if (cap === undefined) delivery.deliverResult(result);
     else {
-      resultToEvents(result, emit);
+      resultToEvents(result, capOutput(cap, delivery.emit));
       delivery.end();
     }
     return delivery.done;
   }
+
+  const call = await callUpstream(gen, target, driver, encoded, true);
+  const { response } = call;
+  const delivery = new EventDelivery(gen, target);
+  const emit = cap === undefined ? delivery.emit : capOutput(cap, delivery.emit);
 
   const body = response.body;
   const decoder = driver.createEventDecoder(ir, emit);

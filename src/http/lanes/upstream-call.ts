@@ -4,7 +4,7 @@ import { upstreamCredentialsRefused } from '../caller-safe-error.js';
 import { AbortSwitch, type AbortWhy } from '../../drivers/abort-switch.js';
 import { GatewayError } from '../../errors.js';
 import type { Driver, EncodedRequest } from '../../drivers/types.js';
-import { readText, transportError, type UpstreamResponse } from '../../drivers/http-client.js';
+import { readText, transportError, type UpstreamResponse, type WholeResponse } from '../../drivers/http-client.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import { platformRequest, platformError } from '../../platforms/send.js';
 import type { Generation } from '../generation.js';
@@ -23,13 +23,17 @@ export interface UpstreamCall {
 
 const NO_HEADERS: UpstreamResponse['headers'] = Object.freeze({});
 
-/** `stream`: whether the upstream request asks for a stream (the caller's choice on pass-through; the
- * lane's on translation). */
-export async function callUpstream(gen: Generation, target: RouteTarget, driver: Driver, encoded: EncodedRequest, stream: boolean): Promise<UpstreamCall> {
-  const { ctx, rec } = gen;
+/** What both kinds of call share: the platform's request (signed before), the abort switch, the total-time timer. */
+interface Begun {
+  encoded: EncodedRequest;
+  platform: Awaited<ReturnType<typeof platformRequest>> | undefined;
+  abort: AbortSwitch;
+  finish(): void;
+}
+
+function begin(gen: Generation, target: RouteTarget, encoded: EncodedRequest, platform: Begun['platform']): Begun {
+  const rec = gen.rec;
   const provider = target.provider;
-  // A cloud platform addresses, signs and frames the request (docs/platforms.md); first-party: as is.
-  const platform = provider.platform ? await platformRequest(provider, encoded, target.model, stream, 'generate') : undefined;
   if (platform) encoded = platform.request;
   // The caller leaving aborts it too: the route's close handler reaches it through gen.upstreamAbort.
   const abort = new AbortSwitch();
@@ -47,9 +51,31 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
   rec.tUpstreamHeaders = 0;
   rec.tUpstreamFirstByte = 0;
   rec.tUpstreamEnd = 0;
+  return { encoded, platform, abort, finish };
+}
+
+/** A non-2xx answer as the GatewayError the caller gets. */
+function upstreamFailure(begun: Begun, driver: Driver, provider: RouteTarget['provider'], status: number, headers: UpstreamResponse['headers'], text: string): GatewayError {
+  // A platform's own reading of its errors is ours already (it names the provider and no secret).
+  const platformErr = begun.platform && platformError(begun.platform.platform, status, headers, text);
+  if (platformErr) return platformErr;
+  const err = driver.decodeError(status, headers, text);
+  // Our own credentials refused: never the caller's key, whatever the vendor's text and code say.
+  if (status === 401 || status === 403) return upstreamCredentialsRefused(provider.name, status, err);
+  return err;
+}
+
+/** An upstream stream (`stream: true` is asked of the upstream): the answer's body is read as it comes. */
+export async function callUpstream(gen: Generation, target: RouteTarget, driver: Driver, encoded: EncodedRequest, stream: boolean): Promise<UpstreamCall> {
+  const { ctx, rec } = gen;
+  const provider = target.provider;
+  // A cloud platform addresses, signs and frames the request (docs/platforms.md); first-party: as is.
+  const platform = provider.platform ? await platformRequest(provider, encoded, target.model, stream, 'generate') : undefined;
+  const begun = begin(gen, target, encoded, platform);
+  const { abort, finish } = begun;
   let response: UpstreamResponse;
   try {
-    response = await ctx.http.send(provider, { path: encoded.path, headers: encoded.headers, body: encoded.body, signal: abort });
+    response = await ctx.http.send(provider, { path: begun.encoded.path, headers: begun.encoded.headers, body: begun.encoded.body, signal: abort });
   } catch (err) {
     finish();
     throw abortError(abort.why, provider.name) ?? transportError(err, provider.name);
@@ -63,18 +89,34 @@ export async function callUpstream(gen: Generation, target: RouteTarget, driver:
       // the status alone will do
     }
     finish();
-    // A platform's own reading of its errors is ours already (it names the provider and no secret).
-    const platformErr = platform && platformError(platform.platform, response.status, response.headers, text);
-    if (platformErr) throw platformErr;
-    const err = driver.decodeError(response.status, response.headers, text);
-    // Our own credentials refused: never the caller's key, whatever the vendor's text and code say.
-    if (response.status === 401 || response.status === 403) throw upstreamCredentialsRefused(provider.name, response.status, err);
-    throw err;
+    throw upstreamFailure(begun, driver, provider, response.status, response.headers, text);
   }
-  if (stream && platform?.platform.streamBody) response.body = platform.platform.streamBody(response.body);
+  if (stream && begun.platform?.platform.streamBody) response.body = begun.platform.platform.streamBody(response.body);
   // Only an error reads the upstream's headers; a stream can run for minutes, so it does not keep them.
   response.headers = NO_HEADERS;
   return { response, abort, abortReason: () => abort.why, abortError: () => abortError(abort.why, provider.name), finish };
+}
+
+/**
+ * A non-streamed upstream answer, read whole (HttpClient.sendWhole: no body stream, one settlement when
+ * the answer has ended): its text, or the GatewayError of a failure. The timers are cleared when it returns.
+ */
+export async function callUpstreamWhole(gen: Generation, target: RouteTarget, driver: Driver, encoded: EncodedRequest): Promise<string> {
+  const { ctx, rec } = gen;
+  const provider = target.provider;
+  const platform = provider.platform ? await platformRequest(provider, encoded, target.model, false, 'generate') : undefined;
+  const begun = begin(gen, target, encoded, platform);
+  let answer: WholeResponse;
+  try {
+    answer = await ctx.http.sendWhole(provider, { path: begun.encoded.path, headers: begun.encoded.headers, body: begun.encoded.body, signal: begun.abort }, 256 * 1024 * 1024);
+  } catch (err) {
+    throw abortError(begun.abort.why, provider.name) ?? transportError(err, provider.name);
+  } finally {
+    begun.finish();
+  }
+  rec.tUpstreamHeaders = rec.tUpstreamEnd;
+  if (answer.status < 200 || answer.status >= 300) throw upstreamFailure(begun, driver, provider, answer.status, answer.headers, answer.text);
+  return answer.text;
 }
 
 /** A shutdown cut is `overloaded` (529 / 503, `overloaded_error` / `server_is_overloaded`): every

@@ -189,3 +189,112 @@ describe('HttpClient.send', () => {
     expect(total).toBe(400 * chunk.length);
   });
 });
+
+describe('HttpClient.sendWhole', () => {
+  it('the whole answer as text (a character split across chunks), sending method, path, headers and body; a 2xx keeps no headers', async () => {
+    let seen: { method?: string; url?: string; auth?: string; body: string } = { body: '' };
+    const provider = await upstream((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        seen = { method: req.method, url: req.url, auth: req.headers['x-api-key'] as string, body };
+        res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_1' });
+        const bytes = Buffer.from('{"a":"éü"}');
+        res.write(bytes.subarray(0, 8)); // inside the "é"
+        setTimeout(() => res.end(bytes.subarray(8)), 20);
+      });
+    });
+    const res = await within(client!.sendWhole(provider, { path: '/messages', headers: { 'x-api-key': 'k' }, body: '{"a":1}', signal: new AbortSwitch() }, 1024));
+    expect(res).toEqual({ status: 200, headers: {}, text: '{"a":"éü"}' });
+    expect(seen).toEqual({ method: 'POST', url: '/v1/messages', auth: 'k', body: '{"a":1}' });
+    // The connection is kept and serves the next request.
+    const again = await within(client!.sendWhole(provider, { path: '/messages', headers: {}, body: '{}', signal: new AbortSwitch() }, 1024));
+    expect(again.text).toBe('{"a":"éü"}');
+  });
+
+  it('an answer that is not 2xx: its status, its headers and its body (read up to 256 KiB)', async () => {
+    const provider = await upstream((_req, res) => {
+      res.writeHead(429, { 'retry-after': '7', 'content-type': 'application/json' });
+      res.end('{"error":"slow down"}');
+    });
+    const res = await within(client!.sendWhole(provider, { path: '/x', headers: {}, body: '{}', signal: new AbortSwitch() }, 1024 * 1024 * 1024));
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBe('7');
+    expect(res.text).toBe('{"error":"slow down"}');
+  });
+
+  it('an error answer cut short: its status and what came of its body (not a transport error)', async () => {
+    const provider = await upstream((_req, res) => {
+      res.writeHead(500, { 'content-length': '100' });
+      res.write('{"error":');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const res = await within(client!.sendWhole(provider, { path: '/x', headers: {}, body: '{}', signal: new AbortSwitch() }, 1024));
+    expect(res).toMatchObject({ status: 500, text: '{"error":' });
+  });
+
+  it('a 2xx answer cut short is a transport error', async () => {
+    const provider = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('{"a":');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const err = await within(client!.sendWhole(provider, { path: '/x', headers: {}, body: '{}', signal: new AbortSwitch() }, 1024).then(() => undefined, (e: unknown) => e));
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).kind).toBe('bad_gateway');
+  });
+
+  it('past the limit: what came before it, and the upstream socket closed', async () => {
+    let gone: Promise<void> | undefined;
+    const provider = await upstream((req, res) => {
+      gone = closed(req);
+      res.writeHead(200);
+      res.write('x'.repeat(1000));
+      setTimeout(() => res.write('y'.repeat(1000)), 20);
+    });
+    const res = await within(client!.sendWhole(provider, { path: '/x', headers: {}, body: '{}', signal: new AbortSwitch() }, 1500));
+    expect(res.text).toBe('x'.repeat(1000));
+    await within(gone!);
+  });
+
+  it('aborted before the answer: rejected as an aborted request, the upstream socket closed; the pool serves the next one', async () => {
+    let gone: Promise<void> | undefined;
+    let arrived: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    let requests = 0;
+    const provider = await upstream((req, res) => {
+      requests++;
+      if (requests > 1) {
+        res.end('{}');
+        return;
+      }
+      gone = closed(req);
+      res.writeHead(200);
+      res.write('{"partial":');
+      arrived();
+    });
+    const abort = new AbortSwitch();
+    const sent = client!.sendWhole(provider, { path: '/x', headers: {}, body: '{}', signal: abort }, 1024);
+    await within(reached);
+    abort.abort('client');
+    const err = await within(sent.then(() => undefined, (e: unknown) => e));
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).message).toMatch(/aborted/);
+    await within(gone!);
+    const next = await within(client!.sendWhole(provider, { path: '/x', headers: {}, body: '{}', signal: new AbortSwitch() }, 1024));
+    expect(next.text).toBe('{}');
+  });
+
+  it('an AbortSwitch thrown before the request is sent: rejected at once, nothing reaches the upstream', async () => {
+    let requests = 0;
+    const provider = await upstream((_req, res) => {
+      requests++;
+      res.end('{}');
+    });
+    const abort = new AbortSwitch();
+    abort.abort('timeout');
+    const err = await within(client!.sendWhole(provider, { path: '/x', headers: {}, body: '{}', signal: abort }, 1024).then(() => undefined, (e: unknown) => e));
+    expect((err as GatewayError).message).toMatch(/aborted/);
+    expect(requests).toBe(0);
+  });
+});
