@@ -16,6 +16,8 @@ export interface UpstreamResponse {
 /** A whole (non-streamed) answer: its status, headers and text. */
 export interface WholeResponse {
   status: number;
+  /** When its headers came (performance.now()): the upstream's time to first byte. */
+  headersAt: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
 }
@@ -81,6 +83,7 @@ export class HttpClient {
       const chunks: Buffer[] = [];
       let size = 0;
       let status = 0;
+      let headersAt = 0;
       let headers: WholeResponse['headers'] = NO_HEADERS;
       let cap = limit;
       let abortRequest: ((err: Error) => void) | undefined;
@@ -91,7 +94,7 @@ export class HttpClient {
         settled = true;
         signal.removeListener('abort', onAbort);
         if (err !== undefined) reject(transportError(err, provider.name));
-        else resolve({ status, headers, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8') });
+        else resolve({ status, headersAt, headers, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8') });
       };
       const handler: Dispatcher.DispatchHandler = {
         onConnect(abort) {
@@ -102,6 +105,7 @@ export class HttpClient {
           // An informational answer (1xx) is not the answer.
           if (statusCode < 200) return true;
           status = statusCode;
+          headersAt = performance.now();
           if (statusCode >= 300) {
             headers = undiciUtil.parseHeaders(rawHeaders) as WholeResponse['headers'];
             cap = Math.min(limit, 256 * 1024);

@@ -114,7 +114,7 @@ export async function callUpstreamWhole(gen: Generation, target: RouteTarget, dr
   } finally {
     begun.finish();
   }
-  rec.tUpstreamHeaders = rec.tUpstreamEnd;
+  rec.tUpstreamHeaders = answer.headersAt;
   if (answer.status < 200 || answer.status >= 300) throw upstreamFailure(begun, driver, provider, answer.status, answer.headers, answer.text);
   return answer.text;
 }

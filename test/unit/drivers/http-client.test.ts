@@ -191,7 +191,7 @@ describe('HttpClient.send', () => {
 });
 
 describe('HttpClient.sendWhole', () => {
-  it('the whole answer as text (a character split across chunks), sending method, path, headers and body; a 2xx keeps no headers', async () => {
+  it('the whole answer as text (a character split across chunks) and when its headers came, sending method, path, headers and body; a 2xx keeps no headers', async () => {
     let seen: { method?: string; url?: string; auth?: string; body: string } = { body: '' };
     const provider = await upstream((req, res) => {
       let body = '';
@@ -201,11 +201,14 @@ describe('HttpClient.sendWhole', () => {
         res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_1' });
         const bytes = Buffer.from('{"a":"éü"}');
         res.write(bytes.subarray(0, 8)); // inside the "é"
-        setTimeout(() => res.end(bytes.subarray(8)), 20);
+        setTimeout(() => res.end(bytes.subarray(8)), 80);
       });
     });
     const res = await within(client!.sendWhole(provider, { path: '/messages', headers: { 'x-api-key': 'k' }, body: '{"a":1}', signal: new AbortSwitch() }, 1024));
-    expect(res).toEqual({ status: 200, headers: {}, text: '{"a":"éü"}' });
+    const ended = performance.now();
+    expect(res).toEqual({ status: 200, headersAt: expect.any(Number), headers: {}, text: '{"a":"éü"}' });
+    // The time of the headers, not of the end (the upstream time-to-first-byte metric reads it).
+    expect(ended - res.headersAt).toBeGreaterThan(50);
     expect(seen).toEqual({ method: 'POST', url: '/v1/messages', auth: 'k', body: '{"a":1}' });
     // The connection is kept and serves the next request.
     const again = await within(client!.sendWhole(provider, { path: '/messages', headers: {}, body: '{}', signal: new AbortSwitch() }, 1024));
