@@ -206,11 +206,10 @@ export class EventDelivery {
   private commitStream(): void {
     const gen = this.gen;
     gen.commit();
-    // No retry after commit; the encoder reads the IR for its opening frame, then it goes too.
-    if (!this.keepForStore) {
-      gen.releaseCallerBody();
-      this.releasePending = true;
-    }
+    // No retry after commit; the encoder reads the IR for its opening frame, then it goes too (a
+    // stored answer keeps the body's text: Generation.releaseCallerBody).
+    gen.releaseCallerBody();
+    this.releasePending = true;
     gen.reply.hijack();
     const sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
     this.sse = sse;

@@ -211,10 +211,17 @@ function text(s: Sections, k: 0 | 1 | 2 | 3): string {
 /** The whole conversation: the earlier turns, this request's (decoded again from its body), the answer. */
 function turnsOf(s: Sections): Turn[] {
   const previous = s.at[1] > s.at[0] ? (JSON.parse(text(s, 0)) as Turn[]) : [];
-  const request = decodeRequest(JSON.parse(text(s, 2)), []);
-  // No parts stored: a Responses upstream's response as it is, decoded as the pass-through lane did.
-  const parts = JSON.parse(text(s, 1)) as OutputPart[] | null;
-  const answer = parts ?? decodeResponsesResult(JSON.parse(text(s, 3)), request).content;
+  return conversationTurns(previous, text(s, 2), JSON.parse(text(s, 1)) as OutputPart[] | null, () => text(s, 3));
+}
+
+/**
+ * A record's conversation from its texts (a stored record, or one still being saved): the earlier
+ * turns, the request's turns decoded again from its body, and the answer: its parts, or (none kept: a
+ * Responses upstream's response as it is) decoded from the response as the pass-through lane did.
+ */
+export function conversationTurns(previous: Turn[], requestJson: string, parts: OutputPart[] | null, responseJson: () => string): Turn[] {
+  const request = decodeRequest(JSON.parse(requestJson), []);
+  const answer = parts ?? decodeResponsesResult(JSON.parse(responseJson()), request).content;
   return [...previous, ...request.turns, { role: 'assistant', parts: answer }];
 }
 

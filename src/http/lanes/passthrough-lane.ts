@@ -64,21 +64,21 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     rec.status = 200;
     gen.reply.code(200).headers(gen.baseHeaders(target)).type('application/json').send(text);
     // `obj` is the answer as sent (relay.result rewrote its model in place when it had to).
-    if (keepsAnswer(gen) && obj.status !== 'failed') keepAnswer(gen, target, driver, obj, text);
+    if (keepsAnswer(gen) && obj.status !== 'failed') keepAnswer(gen, target, obj, text);
     return;
   }
 
   return relayStream(gen, target, call, relay, () => {
-    if (relay.finalResponse && keepsAnswer(gen)) keepAnswer(gen, target, driver, relay.finalResponse);
+    if (relay.finalResponse && keepsAnswer(gen)) keepAnswer(gen, target, relay.finalResponse);
   });
 }
 
-/** Saves a Responses answer after the caller's last byte; its IR turns come from the driver's decoder,
- * so a continuation on another protocol can carry this answer too. */
-function keepAnswer(gen: Generation, target: RouteTarget, driver: Driver, response: Record<string, unknown>, sentText?: string): void {
+/** Saves a Responses answer after the caller's last byte; its IR parts are decoded from the response when
+ * read (stored-response.ts), so a continuation on another protocol can carry this answer too. */
+function keepAnswer(gen: Generation, target: RouteTarget, response: Record<string, unknown>, sentText?: string): void {
   const id = typeof response.id === 'string' ? response.id : gen.responseId;
   gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () =>
-    storedAnswer(gen, target, factsOf(gen, response), () => driver.decodeResult(response, gen.ir).content, sentText ?? JSON.stringify(response)),
+    storedAnswer(gen, target, factsOf(gen, response), undefined, sentText ?? JSON.stringify(response)),
   );
 }
 
