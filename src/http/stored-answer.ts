@@ -29,11 +29,11 @@ export function factsOf(gen: Generation, response: Record<string, unknown>): Res
 }
 
 /**
- * `responseJson`: the response as the caller got it (its text), stored as is. `answer`: the answer's IR
+ * `responseJson`: the response as the caller got it (its text, or the bytes sent), stored as is. `answer`: the answer's IR
  * parts, or none for a Responses upstream's response as it is: they are decoded from the response when
  * read (stored-response.ts), as for a record being saved that a continuation reads first.
  */
-export function storedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, answer: OutputPart[] | undefined, responseJson: string): AnswerRecord {
+export function storedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, answer: OutputPart[] | undefined, responseJson: string | Buffer): AnswerRecord {
   const producer = { provider: target.provider.name, model: target.model, protocol: target.provider.protocol };
   return new SavedAnswer(facts, gen.caller.name, gen.requestText(), responseJson, gen.previous?.turns ?? [], answer, producer);
 }
@@ -50,7 +50,7 @@ class SavedAnswer implements AnswerRecord {
     facts: ResponseFacts,
     readonly owner: string,
     readonly requestJson: string,
-    readonly responseJson: string,
+    readonly responseJson: string | Buffer,
     readonly previous: Turn[],
     readonly answer: OutputPart[] | undefined,
     readonly producer: Producer,
@@ -61,7 +61,7 @@ class SavedAnswer implements AnswerRecord {
   }
 
   get turns(): Turn[] {
-    return (this.all ??= conversationTurns(this.previous, this.requestJson, this.answer ?? null, () => this.responseJson));
+    return (this.all ??= conversationTurns(this.previous, this.requestJson, this.answer ?? null, () => this.responseJson.toString()));
   }
 }
 

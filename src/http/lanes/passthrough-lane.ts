@@ -62,9 +62,12 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     text = relay.result(text, obj);
     gen.commit();
     rec.status = 200;
-    gen.reply.code(200).headers(gen.baseHeaders(target)).type('application/json').send(text);
+    // A stored answer's text is encoded once: the caller gets the bytes the record copies.
+    const keep = keepsAnswer(gen) && obj.status !== 'failed';
+    const sent = keep ? Buffer.from(text) : text;
+    gen.reply.code(200).headers(gen.baseHeaders(target)).type('application/json').send(sent);
     // `obj` is the answer as sent (relay.result rewrote its model in place when it had to).
-    if (keepsAnswer(gen) && obj.status !== 'failed') keepAnswer(gen, target, obj, text);
+    if (keep) keepAnswer(gen, target, obj, sent);
     return;
   }
 
@@ -75,7 +78,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
 
 /** Saves a Responses answer after the caller's last byte; its IR parts are decoded from the response when
  * read (stored-response.ts), so a continuation on another protocol can carry this answer too. */
-function keepAnswer(gen: Generation, target: RouteTarget, response: Record<string, unknown>, sentText?: string): void {
+function keepAnswer(gen: Generation, target: RouteTarget, response: Record<string, unknown>, sentText?: string | Buffer): void {
   const id = typeof response.id === 'string' ? response.id : gen.responseId;
   gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () =>
     storedAnswer(gen, target, factsOf(gen, response), undefined, sentText ?? JSON.stringify(response)),
