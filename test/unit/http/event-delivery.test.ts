@@ -143,7 +143,8 @@ describe('EventDelivery', () => {
   });
 
   it('a stored stream keeps the response text its terminal frame carried, byte for byte, and the folded parts', async () => {
-    script = ok;
+    // Text beyond ASCII (two-byte and four-byte UTF-8): the response's bytes are found within the frame's.
+    script = ok.map((e) => (e.type === 'text-delta' ? { ...e, text: 'Héllo ✓ 🙂 "q"\n' } : e));
     const saver = built.ctx.saver;
     const saveAfter = saver.saveAfter;
     let record: AnswerRecord | undefined;
@@ -153,8 +154,8 @@ describe('EventDelivery', () => {
       await saver.idle();
       const terminal = parseSse(res.body).find((e) => e.event === 'response.completed')!.data;
       const sent = terminal.slice(terminal.indexOf(',"response":') + ',"response":'.length, -1);
-      expect(JSON.parse(sent)).toMatchObject({ id: 'resp_test', status: 'completed', output: [{ type: 'message', content: [{ text: 'Hello' }] }] });
-      expect(record!.responseJson).toBe(sent);
+      expect(JSON.parse(sent)).toMatchObject({ id: 'resp_test', status: 'completed', output: [{ type: 'message', content: [{ text: 'Héllo ✓ 🙂 "q"\n' }] }] });
+      expect(record!.responseJson.toString()).toBe(sent);
       expect(record!.outputItemIds).toEqual([JSON.parse(sent).output[0].id]);
       expect(record!.answer).toEqual(foldEvents(script).content);
     } finally {
