@@ -206,11 +206,10 @@ export class EventDelivery {
   private commitStream(): void {
     const gen = this.gen;
     gen.commit();
-    // No retry after commit; the encoder reads the IR for its opening frame, then it goes too.
-    if (!this.keepForStore) {
-      gen.releaseCallerBody();
-      this.releasePending = true;
-    }
+    // No retry after commit; the encoder reads the IR for its opening frame, then it goes too (a
+    // stored answer keeps the body's text: Generation.releaseCallerBody).
+    gen.releaseCallerBody();
+    this.releasePending = true;
     gen.reply.hijack();
     const sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
     this.sse = sse;
@@ -236,8 +235,10 @@ export class EventDelivery {
     gen.rec.encodeMs += performance.now() - t0;
     gen.commit();
     gen.rec.status = 200;
-    gen.reply.code(200).headers(gen.baseHeaders(this.target)).type('application/json').send(body);
-    this.remember(result, body);
+    // A stored answer's text is encoded once: the caller gets the bytes the record copies.
+    const sent = this.keepForStore ? Buffer.from(body) : body;
+    gen.reply.code(200).headers(gen.baseHeaders(this.target)).type('application/json').send(sent);
+    this.remember(result, sent);
     this.settle();
   }
 
@@ -246,7 +247,7 @@ export class EventDelivery {
    * caller got them, for `item_reference`: `sentBody` is the response text sent (the body, or the
    * stream's terminal frame's response). Built and saved after the caller's last byte.
    */
-  private remember(result: IrResult, sentBody?: string): void {
+  private remember(result: IrResult, sentBody?: string | Buffer): void {
     if (!this.keepForStore) return;
     const gen = this.gen;
     const target = this.target;

@@ -2,6 +2,7 @@
 // caller sent, who the caller is, the route plan, and the one-way "committed" switch that ends
 // retries and fallbacks once a byte has gone to the caller.
 import { headerText } from './header-value.js';
+import { callerJsonOf } from '../drivers/caller-json.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../access/caller.js';
 import type { AbortSwitch } from '../drivers/abort-switch.js';
@@ -73,6 +74,8 @@ export class Generation {
   /** Set when the drain's deadline ends this request (http/in-flight.ts): no further attempt. */
   shutdownCut = false;
   private isCommitted = false;
+  /** The request body's text, taken when the body was let go before a stored answer's save. */
+  requestJson: string | undefined = undefined;
 
   constructor(init: GenerationInit, responseId: string) {
     this.ctx = init.ctx;
@@ -119,16 +122,30 @@ export class Generation {
   }
 
   /**
-   * For a committed answer that is not stored: no attempt will encode the request again and nothing
+   * For a committed answer: no attempt will encode the request again and nothing
    * after the answer reads the caller's parsed body (also fastify's `request.body`), so it is let go.
    * A stream holds its Generation for its whole life: otherwise each open stream keeps its
    * conversation as objects, and with many streams those outlive young-generation GCs and pile up in
    * the old generation.
    */
   releaseCallerBody(): void {
+    // A stored answer keeps the request as its text (one string), not as the objects parsed from it.
+    if (this.body !== RELEASED_BODY && this.keepsAnswer) this.requestJson ??= this.requestText();
     this.body = RELEASED_BODY;
     this.callerBody = RELEASED_BODY;
     (this.request as { body: unknown }).body = undefined;
+  }
+
+  /** The Responses door keeps answers unless the caller said `store: false`. With storing off
+   * (`max_bytes: 0`) the answer's ids are still claimed for its key (responses-repository.ts). */
+  get keepsAnswer(): boolean {
+    return this.codec.protocol === 'responses' && this.ir.extras.responses?.store !== false;
+  }
+
+  /** The request body as decoded (references expanded), for the stored record: the caller's own text
+   * when the object is still that text's; the text taken when the body was let go. */
+  requestText(): string {
+    return this.requestJson ?? callerJsonOf(this.body)?.text ?? JSON.stringify(this.body);
   }
 
   /** releaseCallerBody, and the decoded conversation, system prompt and tools (the pass-through lane,

@@ -1,17 +1,15 @@
 // What the Responses door keeps of a finished answer (responses-store/stored-response.ts), built after
 // the caller's last byte by either lane: texts the request already has (its body as the caller sent
-// it, the response as the caller got it), this answer's IR parts and the conversation as it stands in
-// memory (for a continuation that arrives before the save lands), and the deployment that produced it.
-import { callerJsonOf } from '../drivers/caller-json.js';
+// it, the response as the caller got it), this answer's IR parts, the earlier turns, and the deployment
+// that produced it.
 import type { OutputPart, Turn } from '../ir/types.js';
 import type { RouteTarget } from '../router/model-table.js';
-import type { AnswerRecord, Producer } from '../responses-store/stored-response.js';
+import { conversationTurns, type AnswerRecord, type Producer } from '../responses-store/stored-response.js';
 import type { Generation } from './generation.js';
 
-/** The Responses door keeps answers unless the caller said `store: false`. With storing off
- * (`max_bytes: 0`) the answer's ids are still claimed for its key (responses-repository.ts). */
+/** The Responses door keeps answers unless the caller said `store: false` (Generation.keepsAnswer). */
 export function keepsAnswer(gen: Generation): boolean {
-  return gen.codec.protocol === 'responses' && gen.ir.extras.responses?.store !== false;
+  return gen.keepsAnswer;
 }
 
 /** What the store needs of the response object: its id, its creation time and its output items' ids. */
@@ -31,45 +29,39 @@ export function factsOf(gen: Generation, response: Record<string, unknown>): Res
 }
 
 /**
- * `responseJson`: the response as the caller got it (its text), stored as is. `answer`: the answer's IR
- * parts, or (a Responses upstream's response as it is) how to decode them: only a continuation that
- * arrives before the save lands does; the record leaves them out (stored-response.ts).
+ * `responseJson`: the response as the caller got it (its text, or the bytes sent), stored as is. `answer`: the answer's IR
+ * parts, or none for a Responses upstream's response as it is: they are decoded from the response when
+ * read (stored-response.ts), as for a record being saved that a continuation reads first.
  */
-export function storedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, answer: OutputPart[] | (() => OutputPart[]), responseJson: string): AnswerRecord {
-  // The body decoded (references expanded): the caller's own text when the object is still that text's.
-  const requestJson = callerJsonOf(gen.body)?.text ?? JSON.stringify(gen.body);
+export function storedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, answer: OutputPart[] | undefined, responseJson: string | Buffer): AnswerRecord {
   const producer = { provider: target.provider.name, model: target.model, protocol: target.provider.protocol };
-  return new SavedAnswer(facts, gen.caller.name, requestJson, responseJson, gen.previous?.turns ?? [], gen.ir.turns, answer, producer);
+  return new SavedAnswer(facts, gen.caller.name, gen.requestText(), responseJson, gen.previous?.turns ?? [], answer, producer);
 }
 
-/** An answer being saved; its whole conversation is put together only if a continuation reads it first. */
+/** An answer being saved; its whole conversation is derived from its texts, as a stored record's, only
+ * if a continuation reads it before the save lands (a stream no longer holds its request's objects). */
 class SavedAnswer implements AnswerRecord {
   readonly id: string;
   readonly createdAt: number;
   readonly outputItemIds: string[];
-  readonly answer: OutputPart[] | undefined;
   private all: Turn[] | undefined;
 
   constructor(
     facts: ResponseFacts,
     readonly owner: string,
     readonly requestJson: string,
-    readonly responseJson: string,
+    readonly responseJson: string | Buffer,
     readonly previous: Turn[],
-    /** The request's turns (the previous conversation's first, when there was one). */
-    private readonly asked: Turn[],
-    private readonly parts: OutputPart[] | (() => OutputPart[]),
+    readonly answer: OutputPart[] | undefined,
     readonly producer: Producer,
   ) {
     this.id = facts.id;
     this.createdAt = facts.createdAt;
     this.outputItemIds = facts.outputItemIds;
-    this.answer = typeof parts === 'function' ? undefined : parts;
   }
 
   get turns(): Turn[] {
-    const parts = this.parts;
-    return (this.all ??= [...this.asked, { role: 'assistant', parts: typeof parts === 'function' ? parts() : parts }]);
+    return (this.all ??= conversationTurns(this.previous, this.requestJson, this.answer ?? null, () => this.responseJson.toString()));
   }
 }
 

@@ -60,8 +60,8 @@ export interface AnswerRecord extends StoredConversation {
   answer?: OutputPart[];
   /** The request body as decoded (the caller's text when it had no `item_reference`). */
   requestJson: string;
-  /** The response as the caller got it. */
-  responseJson: string;
+  /** The response as the caller got it: its text, or the bytes sent (copied as they are). */
+  responseJson: string | Buffer;
   /** The ids of the response's output items (claimed for the owner, found by `item_reference`). */
   outputItemIds: string[];
 }
@@ -110,10 +110,10 @@ const SLAB_BYTES = 256 * 1024;
 let slab = Buffer.allocUnsafeSlow(0);
 let slabAt = 0;
 
-/** The strings' UTF-8 bytes, one after the other, in one buffer (a slice of a slab when small). */
-export function joinUtf8(parts: readonly string[]): Buffer {
+/** The strings' UTF-8 bytes (and the buffers' bytes), one after the other, in one buffer (a slice of a slab when small). */
+export function joinUtf8(parts: readonly (string | Buffer)[]): Buffer {
   let size = 0;
-  for (const p of parts) size += Buffer.byteLength(p, 'utf8');
+  for (const p of parts) size += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.length;
   let buf: Buffer;
   if (size > SLAB_BYTES / 4) buf = Buffer.allocUnsafeSlow(size);
   else {
@@ -125,7 +125,7 @@ export function joinUtf8(parts: readonly string[]): Buffer {
     slabAt += (size + 7) & ~7;
   }
   let at = 0;
-  for (const p of parts) at += buf.write(p, at, 'utf8');
+  for (const p of parts) at += typeof p === 'string' ? buf.write(p, at, 'utf8') : p.copy(buf, at);
   return buf;
 }
 
@@ -137,13 +137,13 @@ const MAX_UTF8_PER_UNIT = 3;
  * buffer. Each text is written once, in one pass: room for the worst case is set aside in the slab and
  * only what was written is kept (no byteLength pass first). Large records get a buffer of their own.
  */
-function writeTexts(texts: string[], head: (lengths: number[]) => string): Buffer {
-  let units = 0;
-  for (const t of texts) units += t.length;
+function writeTexts(texts: (string | Buffer)[], head: (lengths: number[]) => string): Buffer {
+  let room = 0;
+  for (const t of texts) room += typeof t === 'string' ? t.length * MAX_UTF8_PER_UNIT : t.length;
   // The head is small (ids, a producer, four numbers); it is checked once written.
-  const room = (units + 1024) * MAX_UTF8_PER_UNIT;
+  room += 1024 * MAX_UTF8_PER_UNIT;
   if (room > SLAB_BYTES / 4) {
-    const n = texts.map((t) => Buffer.byteLength(t, 'utf8'));
+    const n = texts.map((t) => (typeof t === 'string' ? Buffer.byteLength(t, 'utf8') : t.length));
     return joinUtf8([...texts, '\n' + head(n)]);
   }
   if (slab.length - slabAt < room) {
@@ -152,7 +152,8 @@ function writeTexts(texts: string[], head: (lengths: number[]) => string): Buffe
   }
   let at = slabAt;
   const n = texts.map((t) => {
-    const written = slab.write(t, at, 'utf8');
+    // Bytes (what the caller was sent) are copied as they are: no second encoding.
+    const written = typeof t === 'string' ? slab.write(t, at, 'utf8') : t.copy(slab, at);
     at += written;
     return written;
   });
@@ -211,10 +212,17 @@ function text(s: Sections, k: 0 | 1 | 2 | 3): string {
 /** The whole conversation: the earlier turns, this request's (decoded again from its body), the answer. */
 function turnsOf(s: Sections): Turn[] {
   const previous = s.at[1] > s.at[0] ? (JSON.parse(text(s, 0)) as Turn[]) : [];
-  const request = decodeRequest(JSON.parse(text(s, 2)), []);
-  // No parts stored: a Responses upstream's response as it is, decoded as the pass-through lane did.
-  const parts = JSON.parse(text(s, 1)) as OutputPart[] | null;
-  const answer = parts ?? decodeResponsesResult(JSON.parse(text(s, 3)), request).content;
+  return conversationTurns(previous, text(s, 2), JSON.parse(text(s, 1)) as OutputPart[] | null, () => text(s, 3));
+}
+
+/**
+ * A record's conversation from its texts (a stored record, or one still being saved): the earlier
+ * turns, the request's turns decoded again from its body, and the answer: its parts, or (none kept: a
+ * Responses upstream's response as it is) decoded from the response as the pass-through lane did.
+ */
+export function conversationTurns(previous: Turn[], requestJson: string, parts: OutputPart[] | null, responseJson: () => string): Turn[] {
+  const request = decodeRequest(JSON.parse(requestJson), []);
+  const answer = parts ?? decodeResponsesResult(JSON.parse(responseJson()), request).content;
   return [...previous, ...request.turns, { role: 'assistant', parts: answer }];
 }
 

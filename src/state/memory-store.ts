@@ -15,7 +15,9 @@ import type { AdmissionCheck, AdmissionResult, Charge, CheckState, Lease, StateS
 
 interface Doc {
   owner: string;
+  /** A view into `chunk` (or a buffer of its own when large). */
   value: Uint8Array;
+  chunk: Chunk | undefined;
   bytes: number;
   expiresAt: number;
   /** Write number: tells a queue entry of this write from one of an earlier write of the same id. */
@@ -55,6 +57,61 @@ class WriteOrder {
     this.seqs = this.seqs.slice(this.head);
     this.head = 0;
   }
+}
+
+/** Documents' bytes are copied into chunks, each reused once no document is cut from it any longer. */
+interface Chunk {
+  buf: Buffer;
+  /** Documents still cut from it. */
+  live: number;
+}
+
+const CHUNK_BYTES = 256 * 1024;
+/** Free chunks kept for reuse (8 MiB); beyond, a chunk is left to the GC. */
+const MAX_FREE_CHUNKS = 32;
+
+/**
+ * Where the memory backend keeps documents' bytes. Chunks are reused, not left to the GC: with every
+ * save allocating new memory, a full store's dead chunks waited for a major GC (the growth of external
+ * memory triggered them: mark-compacts the store alone caused) and every save wrote into pages never
+ * touched (page faults). Eviction is oldest first, so a chunk's documents leave at about the same time.
+ */
+class Arena {
+  private current: Chunk = { buf: Buffer.alloc(0), live: 0 };
+  private at = 0;
+  private readonly free: Chunk[] = [];
+
+  /** A copy of `value` and the chunk holding it (none when large: a buffer of its own). */
+  copy(value: Uint8Array): { view: Uint8Array; chunk: Chunk | undefined } {
+    const n = value.byteLength;
+    if (n > CHUNK_BYTES / 4) return { view: copyOf(value), chunk: undefined };
+    if (this.current.buf.length - this.at < n) {
+      if (this.current.live === 0 && this.current.buf.length !== 0) this.release(this.current);
+      this.current = this.free.pop() ?? { buf: Buffer.allocUnsafeSlow(CHUNK_BYTES), live: 0 };
+      this.at = 0;
+    }
+    const chunk = this.current;
+    chunk.buf.set(value, this.at);
+    const view = chunk.buf.subarray(this.at, this.at + n);
+    this.at += (n + 7) & ~7;
+    chunk.live++;
+    return { view, chunk };
+  }
+
+  /** A document cut from `chunk` is gone. */
+  drop(chunk: Chunk): void {
+    if (--chunk.live === 0 && chunk !== this.current) this.release(chunk);
+  }
+
+  private release(chunk: Chunk): void {
+    if (this.free.length < MAX_FREE_CHUNKS) this.free.push(chunk);
+  }
+}
+
+function copyOf(value: Uint8Array): Buffer {
+  const copy = Buffer.allocUnsafeSlow(value.byteLength);
+  copy.set(value);
+  return copy;
 }
 
 interface Namespace {
@@ -110,7 +167,8 @@ export class MemoryStateStore implements StateStore {
       this.drop(space, id, doc);
       return undefined;
     }
-    return doc.owner === owner ? doc.value : undefined;
+    // A copy: the chunk is reused once the document leaves, and a reader may keep what it got.
+    return doc.owner === owner ? copyOf(doc.value) : undefined;
   }
 
   async putDoc(ns: string, id: string, owner: string, value: Uint8Array, ttlMs: number): Promise<void> {
@@ -124,7 +182,8 @@ export class MemoryStateStore implements StateStore {
     if (old) this.drop(space, id, old);
     const now = this.now();
     const seq = ++this.writes;
-    space.docs.set(id, { owner, value, bytes, expiresAt: now + ttlMs, seq });
+    const { view, chunk } = this.arena.copy(value);
+    space.docs.set(id, { owner, value: view, chunk, bytes, expiresAt: now + ttlMs, seq });
     space.order.push(id, seq);
     space.bytes += bytes;
     let mine = space.owners.get(owner);
@@ -150,6 +209,7 @@ export class MemoryStateStore implements StateStore {
   }
 
   private writes = 0;
+  private readonly arena = new Arena();
 
   async deleteDoc(ns: string, id: string, owner: string): Promise<boolean> {
     const space = this.namespaces.get(ns);
@@ -161,6 +221,7 @@ export class MemoryStateStore implements StateStore {
 
   private drop(space: Namespace, id: string, doc: Doc): void {
     space.docs.delete(id);
+    if (doc.chunk !== undefined) this.arena.drop(doc.chunk);
     space.bytes -= doc.bytes;
     const mine = space.owners.get(doc.owner)!;
     mine.count--;

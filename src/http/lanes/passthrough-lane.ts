@@ -55,25 +55,28 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     const text = relay.result(upstreamText, obj);
     gen.commit();
     rec.status = 200;
-    gen.reply.code(200).headers(gen.baseHeaders(target)).type('application/json').send(text);
+    // A stored answer's text is encoded once: the caller gets the bytes the record copies.
+    const keep = keepsAnswer(gen) && obj.status !== 'failed';
+    const sent = keep ? Buffer.from(text) : text;
+    gen.reply.code(200).headers(gen.baseHeaders(target)).type('application/json').send(sent);
     // `obj` is the answer as sent (relay.result rewrote its model in place when it had to).
-    if (keepsAnswer(gen) && obj.status !== 'failed') keepAnswer(gen, target, driver, obj, text);
+    if (keep) keepAnswer(gen, target, obj, sent);
     return;
   }
 
   const call = await callUpstream(gen, target, driver, encoded, true);
   const relay = RELAYS[protocol](gen, target.model !== gen.ir.model, driver);
   return relayStream(gen, target, call, relay, () => {
-    if (relay.finalResponse && keepsAnswer(gen)) keepAnswer(gen, target, driver, relay.finalResponse);
+    if (relay.finalResponse && keepsAnswer(gen)) keepAnswer(gen, target, relay.finalResponse);
   });
 }
 
-/** Saves a Responses answer after the caller's last byte; its IR turns come from the driver's decoder,
- * so a continuation on another protocol can carry this answer too. */
-function keepAnswer(gen: Generation, target: RouteTarget, driver: Driver, response: Record<string, unknown>, sentText?: string): void {
+/** Saves a Responses answer after the caller's last byte; its IR parts are decoded from the response when
+ * read (stored-response.ts), so a continuation on another protocol can carry this answer too. */
+function keepAnswer(gen: Generation, target: RouteTarget, response: Record<string, unknown>, sentText?: string | Buffer): void {
   const id = typeof response.id === 'string' ? response.id : gen.responseId;
   gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () =>
-    storedAnswer(gen, target, factsOf(gen, response), () => driver.decodeResult(response, gen.ir).content, sentText ?? JSON.stringify(response)),
+    storedAnswer(gen, target, factsOf(gen, response), undefined, sentText ?? JSON.stringify(response)),
   );
 }
 

@@ -12,7 +12,6 @@ import { GatewayError } from '../../errors.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import type { Generation } from '../generation.js';
 import { SseReply } from '../sse-reply.js';
-import { keepsAnswer } from '../stored-answer.js';
 import type { Relay } from './relay.js';
 import type { UpstreamCall } from './upstream-call.js';
 
@@ -55,8 +54,9 @@ export function relayStream(gen: Generation, target: RouteTarget, call: Upstream
         return false;
       }
       gen.commit();
-      // Committed: no retry re-sends the request; let the stream not hold the caller's conversation.
-      if (!keepsAnswer(gen)) gen.releaseRequest();
+      // Committed: no retry re-sends the request; let the stream not hold the caller's conversation
+      // (a stored answer keeps the body's text: Generation.releaseCallerBody).
+      gen.releaseRequest();
       gen.reply.hijack();
       sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
       rec.status = 200;

@@ -120,7 +120,7 @@ describe('EventDelivery', () => {
     expect(health.state('up/claude-up')).toBe('closed');
   });
 
-  it('a stream lets go of the conversation after its opening frame, which still estimated the input from it; a stored answer keeps it', async () => {
+  it('a stream lets go of the conversation after its opening frame, which still estimated the input from it; a stored answer keeps its text', async () => {
     script = ok.filter((e) => e.type !== 'usage');
     const conversation = { model: 'alias', max_tokens: 10, stream: true, system: 'be brief '.repeat(50), messages: [{ role: 'user', content: 'hello there '.repeat(100) }] };
     const res = await built.app.inject({ method: 'POST', url: '/test/messages', payload: conversation });
@@ -131,15 +131,20 @@ describe('EventDelivery', () => {
     expect(last.gen!.ir.system).toEqual([]);
     expect(last.gen!.ir.model).toBe('alias');
 
-    // Responses with `store` unset: the answer is stored at the end, from the conversation.
-    await built.app.inject({ method: 'POST', url: '/test/responses', payload: { model: 'alias', input: 'hello there', stream: true } });
-    expect(last.gen!.ir.turns).toHaveLength(1);
+    // Responses with `store` unset: the answer is stored at the end, from the body's text taken at release.
+    const stored = { model: 'alias', input: 'hello there', stream: true };
+    await built.app.inject({ method: 'POST', url: '/test/responses', payload: stored });
+    expect(last.gen!.ir.turns).toEqual([]);
+    expect(last.gen!.body).toEqual({});
+    expect(JSON.parse(last.gen!.requestJson!)).toEqual(stored);
     await built.app.inject({ method: 'POST', url: '/test/responses', payload: { model: 'alias', input: 'hello there', stream: true, store: false } });
     expect(last.gen!.ir.turns).toEqual([]);
+    expect(last.gen!.requestJson).toBeUndefined();
   });
 
   it('a stored stream keeps the response text its terminal frame carried, byte for byte, and the folded parts', async () => {
-    script = ok;
+    // Text beyond ASCII (two-byte and four-byte UTF-8): the response's bytes are found within the frame's.
+    script = ok.map((e) => (e.type === 'text-delta' ? { ...e, text: 'Héllo ✓ 🙂 "q"\n' } : e));
     const saver = built.ctx.saver;
     const saveAfter = saver.saveAfter;
     let record: AnswerRecord | undefined;
@@ -149,8 +154,8 @@ describe('EventDelivery', () => {
       await saver.idle();
       const terminal = parseSse(res.body).find((e) => e.event === 'response.completed')!.data;
       const sent = terminal.slice(terminal.indexOf(',"response":') + ',"response":'.length, -1);
-      expect(JSON.parse(sent)).toMatchObject({ id: 'resp_test', status: 'completed', output: [{ type: 'message', content: [{ text: 'Hello' }] }] });
-      expect(record!.responseJson).toBe(sent);
+      expect(JSON.parse(sent)).toMatchObject({ id: 'resp_test', status: 'completed', output: [{ type: 'message', content: [{ text: 'Héllo ✓ 🙂 "q"\n' }] }] });
+      expect(record!.responseJson.toString()).toBe(sent);
       expect(record!.outputItemIds).toEqual([JSON.parse(sent).output[0].id]);
       expect(record!.answer).toEqual(foldEvents(script).content);
     } finally {

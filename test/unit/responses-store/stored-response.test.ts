@@ -99,8 +99,21 @@ describe('stored response encoding', () => {
     const r = record([]);
     const text = encodeAnswerRecord(r).toString('utf8');
     expect(text).toContain(requestJson);
-    expect(text).toContain(r.responseJson);
+    expect(text).toContain(r.responseJson.toString());
     expect(text.split('line one').length - 1).toBe(1);
+  });
+
+  it('a response given as the bytes sent is copied as is: the record is the same as from its text', () => {
+    for (const prev of [[], previous]) {
+      const r = record(prev);
+      const fromText = Buffer.from(encodeAnswerRecord(r));
+      expect(encodeAnswerRecord({ ...r, responseJson: Buffer.from(r.responseJson) })).toEqual(fromText);
+      // Large records (a buffer of their own) too.
+      const big = { ...r, requestJson: JSON.stringify({ model: 'm', input: 'é'.repeat(40_000) }) };
+      const bigText = Buffer.from(encodeAnswerRecord(big));
+      expect(encodeAnswerRecord({ ...big, responseJson: Buffer.from(big.responseJson) })).toEqual(bigText);
+      expect(decodeStoredResponse(bigText)!.response).toEqual(response);
+    }
   });
 
   it('lists the input items with their ids, generated ids the same on every read and unique', () => {

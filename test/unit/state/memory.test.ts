@@ -12,6 +12,27 @@ describe('memory state store', () => {
     slackMs: 0,
   });
 
+  it('reuses the memory of evicted documents without changing a live one, nor a value read before', async () => {
+    // ~9 KB documents in a 1 MiB namespace: its 256 KiB chunks fill, empty and are reused many times over.
+    const s = new MemoryStateStore({ namespaces: [{ name: 'docs', maxBytes: 1024 * 1024 }] });
+    const value = (i: number) => Buffer.alloc(9000 + (i % 13) * 7, i % 251);
+    const kept = await s.putDoc('docs', 'first', 'a', value(0), 60_000).then(() => s.getDoc('docs', 'first', 'a'));
+    const big = Buffer.alloc(100_000, 9); // larger than a chunk's quarter: a buffer of its own
+    for (let i = 1; i < 3000; i++) {
+      await s.putDoc('docs', 'd' + i, 'a', i % 500 === 0 ? big : value(i), 60_000);
+      if (i % 17 === 0) await s.deleteDoc('docs', 'd' + (i - 3), 'a');
+      if (i % 97 === 0) {
+        // Every document still held reads back exactly what was written.
+        for (let k = Math.max(1, i - 150); k <= i; k++) {
+          const got = await s.getDoc('docs', 'd' + k, 'a');
+          if (got) expect(Buffer.from(got).equals(k % 500 === 0 ? big : value(k)), 'd' + k).toBe(true);
+        }
+      }
+    }
+    expect(await s.getDoc('docs', 'first', 'a')).toBeUndefined();
+    expect(Buffer.from(kept!).equals(value(0))).toBe(true);
+  });
+
   it('keeps exactly the newest documents through thousands of evictions, rewrites and deletes (its write-order queue compacts)', async () => {
     // 10 value bytes + id (5) + owner (1) = 16 bytes a document; the namespace holds 100, an owner 60.
     const s = new MemoryStateStore({ namespaces: [{ name: 'docs', maxBytes: 1600, ownerMaxBytes: 960 }] });
