@@ -13,6 +13,7 @@
 // `store` unset (the Responses default: the answer is stored). B − A is what storing costs per request.
 // --store-false: both builds are sent `store: false` (the Responses-door lanes without the store path).
 // --log-level-a LEVEL / --log-level-b LEVEL: that build's `log.level` (default: unset, i.e. info).
+// --metrics-off-a / --metrics-off-b: that build runs with `metrics.enabled: false`.
 // --node-flags-a 'FLAGS' / --node-flags-b 'FLAGS': node options for that build's process (e.g. --max-semi-space-size=32).
 // --syscalls: instead of CPU, count each build's system calls per request with `strace -c` attached for
 // one burst (strace slows the gateway many times over: the counts are the figure, not the timing).
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
       if (storeAB && k === 'A') continue;
       const port = await freePort();
       const config = path.join(tmp, `gateway-${k}.yaml`);
-      writeGatewayConfig(config, { port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 2048, logLevel: flags.get(`log-level-${k.toLowerCase()}`) });
+      writeGatewayConfig(config, { port, metrics: !flags.has(`metrics-off-${k.toLowerCase()}`), upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 2048, logLevel: flags.get(`log-level-${k.toLowerCase()}`) });
       const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
       delete env.SWITCHYARD_CONFIG;
       gateways[k] = await startService({ name: `gateway-${k}`, cwd: REPO, args: [...(flags.get(`node-flags-${k.toLowerCase()}`)?.split(' ').filter(Boolean) ?? []), entries[k], '--config', config], port, stdoutFile: path.join(tmp, `gateway-${k}.log`), env });
