@@ -32,7 +32,7 @@ export interface FloorProxy {
 // Hop-by-hop headers (RFC 9110 §7.6.1) and the ones undici sets itself.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'expect']);
 
-function forwardable(headers: http.IncomingHttpHeaders): Record<string, string | string[]> {
+export function forwardable(headers: http.IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const name in headers) {
     const value = headers[name];

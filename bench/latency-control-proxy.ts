@@ -14,18 +14,8 @@
 import http from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 import { parseFlags } from './cli-flags.js';
+import { forwardable } from './floor-proxy.js';
 import { announceReady, closeServer, listen } from './lib/serve.js';
-
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'expect']);
-
-function forwardable(headers: http.IncomingHttpHeaders): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
-  }
-  return out;
-}
 
 function spin(us: number): void {
   if (us <= 0) return;
