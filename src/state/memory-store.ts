@@ -62,8 +62,9 @@ class WriteOrder {
 /** Documents' bytes are copied into chunks, each reused once no document is cut from it any longer. */
 interface Chunk {
   buf: Buffer;
-  /** Documents still cut from it. */
-  live: number;
+  /** The documents still cut from it, and their bytes. */
+  docs: Set<Doc>;
+  liveBytes: number;
 }
 
 const CHUNK_BYTES = 256 * 1024;
@@ -74,36 +75,89 @@ const MAX_FREE_CHUNKS = 32;
  * Where the memory backend keeps documents' bytes. Chunks are reused, not left to the GC: with every
  * save allocating new memory, a full store's dead chunks waited for a major GC (the growth of external
  * memory triggered them: mark-compacts the store alone caused) and every save wrote into pages never
- * touched (page faults). Eviction is oldest first, so a chunk's documents leave at about the same time.
+ * touched (page faults). Eviction is oldest first, so a chunk's documents mostly leave together. Those
+ * that leave out of order (a delete, an overwrite, an owner's share, an expiry) could let one old
+ * document hold a whole chunk; so once the chunks hold more than twice the documents' bytes (and 1 MiB more
+ * than after the last compaction), every chunk less than a quarter full is emptied by moving what is left
+ * into the current one (`compact`).
  */
 class Arena {
-  private current: Chunk = { buf: Buffer.alloc(0), live: 0 };
+  private current: Chunk = { buf: Buffer.alloc(0), docs: new Set(), liveBytes: 0 };
   private at = 0;
   private readonly free: Chunk[] = [];
+  private readonly inUse = new Set<Chunk>();
+  private compacting = false;
+  /** `heldBytes` after the last compaction: the next one waits until 1 MiB more is held (a compaction that
+   * left chunks between a quarter and a half full must not rescan them at every save). */
+  private heldAfterCompaction = 0;
+  /** Bytes of the chunks in use (documents, holes, the current chunk's unused end) and of large documents. */
+  heldBytes = 0;
+  /** Bytes of the documents themselves. */
+  private liveBytes = 0;
 
-  /** A copy of `value` and the chunk holding it (none when large: a buffer of its own). */
-  copy(value: Uint8Array): { view: Uint8Array; chunk: Chunk | undefined } {
+  /** Copies the document's bytes (`doc.value`) in and points `doc` at the copy. */
+  place(doc: Doc): void {
+    const value = doc.value;
     const n = value.byteLength;
-    if (n > CHUNK_BYTES / 4) return { view: copyOf(value), chunk: undefined };
+    this.liveBytes += n;
+    if (n === 0 || n > CHUNK_BYTES / 4) {
+      doc.value = copyOf(value);
+      doc.chunk = undefined;
+      this.heldBytes += n;
+      return;
+    }
     if (this.current.buf.length - this.at < n) {
-      if (this.current.live === 0 && this.current.buf.length !== 0) this.release(this.current);
-      this.current = this.free.pop() ?? { buf: Buffer.allocUnsafeSlow(CHUNK_BYTES), live: 0 };
+      this.current = this.free.pop() ?? { buf: Buffer.allocUnsafeSlow(CHUNK_BYTES), docs: new Set(), liveBytes: 0 };
+      this.inUse.add(this.current);
+      this.heldBytes += CHUNK_BYTES;
       this.at = 0;
     }
     const chunk = this.current;
     chunk.buf.set(value, this.at);
-    const view = chunk.buf.subarray(this.at, this.at + n);
+    doc.value = chunk.buf.subarray(this.at, this.at + n);
+    doc.chunk = chunk;
     this.at += (n + 7) & ~7;
-    chunk.live++;
-    return { view, chunk };
+    chunk.docs.add(doc);
+    chunk.liveBytes += n;
+    if (this.heldBytes > 2 * this.liveBytes + 4 * CHUNK_BYTES && this.heldBytes > this.heldAfterCompaction + 4 * CHUNK_BYTES && !this.compacting) {
+      this.compact();
+    }
   }
 
-  /** A document cut from `chunk` is gone. */
-  drop(chunk: Chunk): void {
-    if (--chunk.live === 0 && chunk !== this.current) this.release(chunk);
+  /** The document is gone. */
+  remove(doc: Doc): void {
+    const n = doc.value.byteLength;
+    this.liveBytes -= n;
+    const chunk = doc.chunk;
+    if (chunk === undefined) {
+      this.heldBytes -= n;
+      return;
+    }
+    chunk.docs.delete(doc);
+    chunk.liveBytes -= n;
+    if (chunk.docs.size === 0 && chunk !== this.current) this.release(chunk);
+  }
+
+  private compact(): void {
+    this.compacting = true;
+    const sparse: Chunk[] = [];
+    for (const c of this.inUse) if (c !== this.current && c.liveBytes < CHUNK_BYTES / 4) sparse.push(c);
+    for (const c of sparse) {
+      for (const doc of c.docs) {
+        this.liveBytes -= doc.value.byteLength;
+        this.place(doc);
+      }
+      c.docs.clear();
+      this.release(c);
+    }
+    this.compacting = false;
+    this.heldAfterCompaction = this.heldBytes;
   }
 
   private release(chunk: Chunk): void {
+    chunk.liveBytes = 0;
+    this.inUse.delete(chunk);
+    this.heldBytes -= CHUNK_BYTES;
     if (this.free.length < MAX_FREE_CHUNKS) this.free.push(chunk);
   }
 }
@@ -182,8 +236,9 @@ export class MemoryStateStore implements StateStore {
     if (old) this.drop(space, id, old);
     const now = this.now();
     const seq = ++this.writes;
-    const { view, chunk } = this.arena.copy(value);
-    space.docs.set(id, { owner, value: view, chunk, bytes, expiresAt: now + ttlMs, seq });
+    const doc: Doc = { owner, value, chunk: undefined, bytes, expiresAt: now + ttlMs, seq };
+    this.arena.place(doc);
+    space.docs.set(id, doc);
     space.order.push(id, seq);
     space.bytes += bytes;
     let mine = space.owners.get(owner);
@@ -211,6 +266,11 @@ export class MemoryStateStore implements StateStore {
   private writes = 0;
   private readonly arena = new Arena();
 
+  /** Memory held for documents' bytes: their chunks (with holes) and large documents' own buffers. */
+  heldDocumentBytes(): number {
+    return this.arena.heldBytes;
+  }
+
   async deleteDoc(ns: string, id: string, owner: string): Promise<boolean> {
     const space = this.namespaces.get(ns);
     const doc = space?.docs.get(id);
@@ -221,7 +281,7 @@ export class MemoryStateStore implements StateStore {
 
   private drop(space: Namespace, id: string, doc: Doc): void {
     space.docs.delete(id);
-    if (doc.chunk !== undefined) this.arena.drop(doc.chunk);
+    this.arena.remove(doc);
     space.bytes -= doc.bytes;
     const mine = space.owners.get(doc.owner)!;
     mine.count--;

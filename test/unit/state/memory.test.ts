@@ -33,6 +33,27 @@ describe('memory state store', () => {
     expect(Buffer.from(kept!).equals(value(0))).toBe(true);
   });
 
+  it('documents that leave out of order do not let old ones hold whole chunks: held memory stays within ~4x the documents', async () => {
+    // 1,000 quiet owners keep one 2 KB document each, written between a noisy owner's documents, which its
+    // share evicts out of order: without emptying sparse chunks each quiet document would hold a 256 KiB chunk.
+    const s = new MemoryStateStore({ namespaces: [{ name: 'docs', maxBytes: 64 * 1024 * 1024, ownerMaxBytes: 2 * 1024 * 1024 }] });
+    const doc = (i: number) => Buffer.alloc(2000, i % 251);
+    for (let q = 0; q < 1000; q++) {
+      await s.putDoc('docs', 'q' + q, 'quiet' + q, doc(q), 60_000);
+      for (let n = 0; n < 100; n++) await s.putDoc('docs', `n${q}-${n}`, 'noisy', doc(n), 60_000);
+    }
+    // Live: 1,000 quiet documents and the noisy owner's 2 MiB share, about 4 MiB.
+    let live = 0;
+    for (let q = 0; q < 1000; q++) {
+      const got = await s.getDoc('docs', 'q' + q, 'quiet' + q);
+      expect(got && Buffer.from(got).equals(doc(q)), 'q' + q).toBe(true);
+      live += 2000;
+    }
+    live += 2 * 1024 * 1024;
+    expect(s.heldDocumentBytes()).toBeLessThan(4 * live + 2 * 256 * 1024);
+    expect(s.heldDocumentBytes()).toBeGreaterThanOrEqual(live);
+  });
+
   it('keeps exactly the newest documents through thousands of evictions, rewrites and deletes (its write-order queue compacts)', async () => {
     // 10 value bytes + id (5) + owner (1) = 16 bytes a document; the namespace holds 100, an owner 60.
     const s = new MemoryStateStore({ namespaces: [{ name: 'docs', maxBytes: 1600, ownerMaxBytes: 960 }] });
