@@ -10,7 +10,7 @@ import type { RouteTarget } from '../router/model-table.js';
 import type { Generation } from './generation.js';
 import { SseReply } from './sse-reply.js';
 import { resultItemIds } from '../codecs/openai-responses/encode-result.js';
-import { keepsAnswer, storedAnswer } from './stored-answer.js';
+import { storedAnswer } from './stored-answer.js';
 
 /** A producer of IR events (an upstream stream being decoded, or the in-process demo). */
 export interface EventSource {
@@ -51,7 +51,7 @@ export class EventDelivery {
       this.rejectFn = reject;
     });
     this.encodeCtx = { request: gen.ir, responseId: gen.responseId, createdAt: gen.createdAt, warnings: gen.warnings };
-    this.keepForStore = keepsAnswer(gen);
+    this.keepForStore = gen.keepsAnswer;
     // Created with the first event: an answer delivered whole (deliverResult) needs none.
     this.folds = !gen.ir.stream || this.keepForStore;
   }

@@ -7,11 +7,6 @@ import type { RouteTarget } from '../router/model-table.js';
 import { conversationTurns, type AnswerRecord, type Producer } from '../responses-store/stored-response.js';
 import type { Generation } from './generation.js';
 
-/** The Responses door keeps answers unless the caller said `store: false` (Generation.keepsAnswer). */
-export function keepsAnswer(gen: Generation): boolean {
-  return gen.keepsAnswer;
-}
-
 /** What the store needs of the response object: its id, its creation time and its output items' ids. */
 export interface ResponseFacts {
   id: string;

@@ -13,7 +13,7 @@ import { ResponsesRelay } from './responses-relay.js';
 import { relayStream } from './passthrough-stream.js';
 import { callUpstream, callUpstreamWhole } from './upstream-call.js';
 import { continuationBody } from './passthrough-body.js';
-import { factsOf, keepsAnswer, storedAnswer } from '../stored-answer.js';
+import { factsOf, storedAnswer } from '../stored-answer.js';
 
 /** The relay of each front-door protocol; failure frames classified by the upstream's driver. */
 const RELAYS: Record<Generation['codec']['protocol'], (gen: Generation, rewriteModel: boolean, driver: Driver) => Relay> = {
@@ -56,7 +56,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     gen.commit();
     rec.status = 200;
     // A stored answer's text is encoded once: the caller gets the bytes the record copies.
-    const keep = keepsAnswer(gen) && obj.status !== 'failed';
+    const keep = gen.keepsAnswer && obj.status !== 'failed';
     const sent = keep ? Buffer.from(text) : text;
     gen.reply.code(200).headers(gen.baseHeaders(target)).type('application/json').send(sent);
     // `obj` is the answer as sent (relay.result rewrote its model in place when it had to).
@@ -67,7 +67,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
   const call = await callUpstream(gen, target, driver, encoded, true);
   const relay = RELAYS[protocol](gen, target.model !== gen.ir.model, driver);
   return relayStream(gen, target, call, relay, () => {
-    if (relay.finalResponse && keepsAnswer(gen)) keepAnswer(gen, target, relay.finalResponse);
+    if (relay.finalResponse && gen.keepsAnswer) keepAnswer(gen, target, relay.finalResponse);
   });
 }
 
