@@ -15,6 +15,7 @@
 // --log-level-a LEVEL / --log-level-b LEVEL: that build's `log.level` (default: unset, i.e. info).
 // --metrics-off-a / --metrics-off-b: that build runs with `metrics.enabled: false`.
 // --node-flags-a 'FLAGS' / --node-flags-b 'FLAGS': node options for that build's process (e.g. --max-semi-space-size=32).
+// --args-a 'ARGS' / --args-b 'ARGS': arguments after the entry's (e.g. `--args-b=--bare` for bench/card-floor-proxy.ts).
 // --syscalls: instead of CPU, count each build's system calls per request with `strace -c` attached for
 // one burst (strace slows the gateway many times over: the counts are the figure, not the timing).
 import { spawn } from 'node:child_process';
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
       writeGatewayConfig(config, { port, metrics: !flags.has(`metrics-off-${k.toLowerCase()}`), upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 2048, logLevel: flags.get(`log-level-${k.toLowerCase()}`) });
       const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
       delete env.SWITCHYARD_CONFIG;
-      gateways[k] = await startService({ name: `gateway-${k}`, cwd: REPO, args: [...(flags.get(`node-flags-${k.toLowerCase()}`)?.split(' ').filter(Boolean) ?? []), entries[k], '--config', config], port, stdoutFile: path.join(tmp, `gateway-${k}.log`), env });
+      gateways[k] = await startService({ name: `gateway-${k}`, cwd: REPO, args: [...(flags.get(`node-flags-${k.toLowerCase()}`)?.split(' ').filter(Boolean) ?? []), entries[k], '--config', config, ...(flags.get(`args-${k.toLowerCase()}`)?.split(' ').filter(Boolean) ?? [])], port, stdoutFile: path.join(tmp, `gateway-${k}.log`), env });
     }
     if (storeAB) {
       if (lane.door !== 'responses') throw new Error('--store: a lane through the Responses door');

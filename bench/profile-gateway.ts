@@ -6,6 +6,7 @@
 //
 //   npm run build && node --import tsx bench/profile-gateway.ts --lane messages-messages [--stream]
 //     [--duration 5] [--connections 64] [--rate N] [--log-level warn] [--out bench/results/profiles]
+//     [--entry bench/card-floor-proxy.ts '--node-flags=--import tsx']   (another entry taking --config)
 //
 // --rate N: open-loop at N requests/s (lib/fixed-rate.ts) instead of saturation, for the per-request cost
 // at a moderate rate (timers and wake-ups included); the summary then also shows the idle share.
@@ -179,7 +180,7 @@ async function main(): Promise<void> {
     const gateway = await startService({
       name: 'gateway',
       cwd: REPO,
-      args: ['--cpu-prof', '--cpu-prof-dir', profDir, path.join(REPO, 'dist', 'main.js'), '--config', config],
+      args: ['--cpu-prof', '--cpu-prof-dir', profDir, ...(flags.get('node-flags')?.split(' ').filter(Boolean) ?? []), path.resolve(REPO, flags.get('entry') ?? 'dist/main.js'), '--config', config],
       port,
       stdoutFile: path.join(tmp, 'gateway.log'),
       env,
