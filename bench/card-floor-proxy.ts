@@ -16,29 +16,22 @@ import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { parse } from 'yaml';
+import { pathToFileURL } from 'node:url';
 import { parseFlags } from './cli-flags.js';
 import { startFloorProxy } from './floor-proxy.js';
 
-interface Provider {
-  protocol: string;
-  base_url: string;
-  api_key: string;
-  connections?: number;
-}
-interface Config {
+export interface CardFloorConfig {
   server: { host: string; port: number };
-  providers: Record<string, Provider>;
+  providers: Record<string, { protocol: string; base_url: string; api_key: string; connections?: number }>;
   models: Record<string, { provider: string; model: string }>;
 }
 
-const flags = parseFlags(process.argv.slice(2));
-const config = parse(readFileSync(flags.get('config') ?? '', 'utf8')) as Config;
-const anyProvider = Object.values(config.providers)[0]!;
+export interface CardFloorProxy {
+  url: string;
+  close(): Promise<void>;
+}
 
-if (flags.has('bare')) {
-  const floor = await startFloorProxy({ host: config.server.host, port: config.server.port, upstream: new URL(anyProvider.base_url).origin, connections: anyProvider.connections });
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void floor.close().then(() => process.exit(0)));
-} else {
+export async function startCardFloorProxy(config: CardFloorConfig): Promise<CardFloorProxy> {
   const pools = new Map<string, Pool>();
   const pool = (origin: string, connections = 128) => {
     let p = pools.get(origin);
@@ -80,6 +73,24 @@ if (flags.has('bare')) {
     });
   route('/v1/messages', 'messages');
   route('/v1/responses', 'responses');
-  await app.listen({ host: config.server.host, port: config.server.port, backlog: 4096 });
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void app.close().then(() => process.exit(0)));
+  const url = await app.listen({ host: config.server.host, port: config.server.port, backlog: 4096 });
+  return {
+    url,
+    close: async () => {
+      await app.close();
+      await Promise.all([...pools.values()].map((p) => p.close()));
+    },
+  };
 }
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
+  const config = parse(readFileSync(flags.get('config') ?? '', 'utf8')) as CardFloorConfig;
+  const anyProvider = Object.values(config.providers)[0]!;
+  const proxy = flags.has('bare')
+    ? await startFloorProxy({ host: config.server.host, port: config.server.port, upstream: new URL(anyProvider.base_url).origin, connections: anyProvider.connections })
+    : await startCardFloorProxy(config);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void proxy.close().then(() => process.exit(0)));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();
