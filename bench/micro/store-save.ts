@@ -2,8 +2,10 @@
 // adds after the caller's last byte when `store` is unset. A realistic record (≈600-token conversation,
 // ≈200-token answer, the request body and the response as texts), encoded and saved with ResponsesRepository.save into a store with the default byte
 // bound, one save per event-loop turn as in the gateway; CPU from process.cpuUsage (all threads, GC's
-// helpers included). `--only encode|save` runs one part; `--n N` the number of saves.
-//   node --import tsx bench/micro/store-save.ts [--n 20000] [--rounds 5]
+// helpers included). `--only encode|save` runs one part; `--n N` the number of saves. `--response-text`:
+// the answer stored as a translated one was before version 4 (the response's text beside the parts)
+// instead of as one now (the parts, finish and usage: the response rendered again when read).
+//   node --import tsx bench/micro/store-save.ts [--n 20000] [--rounds 5] [--response-text]
 import { setImmediate as turn } from 'node:timers/promises';
 import { ResponsesRepository } from '../../src/responses-store/responses-repository.js';
 import { encodeAnswerRecord, type AnswerRecord } from '../../src/responses-store/stored-response.js';
@@ -32,11 +34,12 @@ function record(i: number): AnswerRecord {
     max_output_tokens: 1024,
   };
   const answer = [{ type: 'text' as const, text: ANSWER_TEXT }];
+  const usage = { inputTokens: 600, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 200, reasoningTokens: 0 };
   return {
     id,
     owner: 'anonymous',
     createdAt: 1_763_700_000,
-    responseJson: JSON.stringify(response),
+    ...(flags.has('response-text') ? { responseJson: JSON.stringify(response) } : { rendered: { finish: { reason: 'end_turn' as const, raw: 'end_turn' }, usage, completedAt: 1_763_700_001 } }),
     outputItemIds: output.map((o) => o.id),
     requestJson: JSON.stringify(request),
     previous: [],

@@ -11,6 +11,9 @@ export interface EncodeContext {
   createdAt: number;
   /** Translation warnings gathered so far (encoders may add their own). */
   warnings: Warning[];
+  /** Responses: the answer's `completed_at` (Unix seconds) when fixed beforehand, so a stored answer
+   * renders again exactly as the caller got it; else the clock at the end. */
+  completedAt?: number;
 }
 
 export interface EncodedError {
@@ -27,9 +30,9 @@ export interface StreamEncoder {
   ping(): void;
   /** True once a terminal frame (message_stop / error; response.completed|incomplete|failed) was written. */
   readonly finished: boolean;
-  /** Responses: the response object its terminal `response.completed` / `response.incomplete` frame
-   * carried, as text (what encodeResult renders for the folded events); the store keeps it as sent. */
-  readonly responseJson?: string;
+  /** Responses: the `completed_at` its terminal `response.completed` / `response.incomplete` frame
+   * carried (encodeResult of the folded events with this `completedAt` renders that frame's response). */
+  readonly completedAt?: number;
 }
 
 export interface InboundCodec {

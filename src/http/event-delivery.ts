@@ -10,7 +10,7 @@ import type { RouteTarget } from '../router/model-table.js';
 import type { Generation } from './generation.js';
 import { SseReply } from './sse-reply.js';
 import { resultItemIds } from '../codecs/openai-responses/encode-result.js';
-import { storedAnswer } from './stored-answer.js';
+import { renderedAnswer } from './stored-answer.js';
 
 /** A producer of IR events (an upstream stream being decoded, or the in-process demo). */
 export interface EventSource {
@@ -182,8 +182,8 @@ export class EventDelivery {
     }
     this.sse!.end();
     const folder = this.folder;
-    // The response object the terminal frame carried is the record's text: no second encodeResult.
-    if (folder && !folder.error && folder.finish) this.remember(folder.result(), this.encoder.responseJson);
+    // The record renders the terminal frame's response again when read: the parts and that frame's completed_at.
+    if (folder && !folder.error && folder.finish && this.encoder.completedAt !== undefined) this.remember(folder.result(), this.encoder.completedAt);
     this.settle();
   }
 
@@ -231,31 +231,32 @@ export class EventDelivery {
   private sendResult(result: IrResult): void {
     const gen = this.gen;
     const t0 = performance.now();
+    // A stored answer is rendered again when read: its completed_at is fixed here, once.
+    const completedAt = Math.max(gen.createdAt, Math.floor(Date.now() / 1000));
+    if (this.keepForStore) this.encodeCtx.completedAt = completedAt;
     const body = gen.codec.encodeResult(result, this.encodeCtx);
     gen.rec.encodeMs += performance.now() - t0;
     gen.commit();
     gen.rec.status = 200;
-    // A stored answer's text is encoded once: the caller gets the bytes the record copies.
-    const sent = this.keepForStore ? Buffer.from(body) : body;
-    gen.reply.code(200).headers(gen.baseHeaders(this.target)).type('application/json').send(sent);
-    this.remember(result, sent);
+    gen.reply.code(200).headers(gen.baseHeaders(this.target)).type('application/json').send(body);
+    this.remember(result, completedAt);
     this.settle();
   }
 
   /**
-   * Keep the finished conversation for a later `previous_response_id`, with its output items as the
-   * caller got them, for `item_reference`: `sentBody` is the response text sent (the body, or the
-   * stream's terminal frame's response). Built and saved after the caller's last byte.
+   * Keep the finished conversation for a later `previous_response_id`, and its output items for
+   * `item_reference`: the parts, finish and usage, from which the response the caller got (with
+   * `completedAt`, the body's or the terminal frame's) is rendered again when read. Built and saved
+   * after the caller's last byte.
    */
-  private remember(result: IrResult, sentBody?: string | Buffer): void {
+  private remember(result: IrResult, completedAt: number): void {
     if (!this.keepForStore) return;
     const gen = this.gen;
     const target = this.target;
     gen.ctx.saver.saveAfter(gen.reply.raw, gen.responseId, gen.requestId, () => {
-      const json = sentBody ?? gen.codec.encodeResult(result, this.encodeCtx);
-      // The facts of what encodeResult rendered, not a parse of it (the door is the Responses one).
+      // The facts of what encodeResult renders, not a parse of it (the door is the Responses one).
       const facts = { id: gen.responseId, createdAt: gen.createdAt, outputItemIds: resultItemIds(result, gen.responseId) };
-      return storedAnswer(gen, target, facts, result.content, json);
+      return renderedAnswer(gen, target, facts, result, completedAt);
     });
   }
 

@@ -1,10 +1,11 @@
 // What the Responses door keeps of a finished answer (responses-store/stored-response.ts), built after
 // the caller's last byte by either lane: texts the request already has (its body as the caller sent
-// it, the response as the caller got it), this answer's IR parts, the earlier turns, and the deployment
+// it; a Responses upstream's response as the caller got it), this answer's IR parts (a translated
+// answer's: its response is rendered again from them when read), the earlier turns, and the deployment
 // that produced it.
-import type { OutputPart, Turn } from '../ir/types.js';
+import type { IrResult, OutputPart, Turn } from '../ir/types.js';
 import type { RouteTarget } from '../router/model-table.js';
-import { conversationTurns, type AnswerRecord, type Producer } from '../responses-store/stored-response.js';
+import { conversationTurns, type AnswerRecord, type Producer, type RenderFacts } from '../responses-store/stored-response.js';
 import type { Generation } from './generation.js';
 
 /** What the store needs of the response object: its id, its creation time and its output items' ids. */
@@ -29,8 +30,20 @@ export function factsOf(gen: Generation, response: Record<string, unknown>): Res
  * read (stored-response.ts), as for a record being saved that a continuation reads first.
  */
 export function storedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, answer: OutputPart[] | undefined, responseJson: string | Buffer): AnswerRecord {
-  const producer = { provider: target.provider.name, model: target.model, protocol: target.provider.protocol };
-  return new SavedAnswer(facts, gen.caller.name, gen.requestText(), responseJson, gen.previous?.turns ?? [], answer, producer);
+  return new SavedAnswer(facts, gen.caller.name, gen.requestText(), responseJson, undefined, gen.previous?.turns ?? [], answer, producerOf(target));
+}
+
+/**
+ * A translated answer (the gateway rendered its response from the IR): its parts, finish and usage,
+ * and the `completed_at` the caller got; the response text is not kept (rendered again when read).
+ */
+export function renderedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, result: IrResult, completedAt: number): AnswerRecord {
+  const rendered: RenderFacts = { finish: result.finish, usage: result.usage, completedAt };
+  return new SavedAnswer(facts, gen.caller.name, gen.requestText(), undefined, rendered, gen.previous?.turns ?? [], result.content, producerOf(target));
+}
+
+function producerOf(target: RouteTarget): Producer {
+  return { provider: target.provider.name, model: target.model, protocol: target.provider.protocol };
 }
 
 /** An answer being saved; its whole conversation is derived from its texts, as a stored record's, only
@@ -45,7 +58,8 @@ class SavedAnswer implements AnswerRecord {
     facts: ResponseFacts,
     readonly owner: string,
     readonly requestJson: string,
-    readonly responseJson: string | Buffer,
+    readonly responseJson: string | Buffer | undefined,
+    readonly rendered: RenderFacts | undefined,
     readonly previous: Turn[],
     readonly answer: OutputPart[] | undefined,
     readonly producer: Producer,
@@ -56,7 +70,7 @@ class SavedAnswer implements AnswerRecord {
   }
 
   get turns(): Turn[] {
-    return (this.all ??= conversationTurns(this.previous, this.requestJson, this.answer ?? null, () => this.responseJson.toString()));
+    return (this.all ??= conversationTurns(this.previous, this.requestJson, this.answer ?? null, () => String(this.responseJson)));
   }
 }
 

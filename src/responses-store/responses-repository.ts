@@ -4,7 +4,7 @@
 //
 // Layout: the record under its response id (stored-response.ts), and one entry per output item
 // (`item:<id>` → its response id) so an `item_reference` resolves with two reads and the parse of that
-// response's text, never the conversation's. (Entries of the previous layout held the item's own JSON
+// response's text (rendered again from the parts for a translated answer), never the conversation's. (Entries of the previous layout held the item's own JSON
 // and still read.) Both share the TTL, the byte bound and the owner's share of it.
 //
 // Claims (the store's claims, outside the byte bound, `claim_ttl_ms` long: OpenAI's retention): the

@@ -1,4 +1,4 @@
-// What one stored Response holds, and its compact encoding (version 3: a small JSON head, then texts).
+// What one stored Response holds, and its compact encoding (versions 3 and 4: texts, then a small JSON head).
 //
 // Trade-off: each record carries the WHOLE conversation (every earlier turn, this request's input,
 // this answer), not a pointer to its predecessor. A `previous_response_id` is then one lookup for the
@@ -8,15 +8,18 @@
 //
 // Saving is on every default Responses request (`store` unset), reading is rare (a continuation, GET,
 // `input_items`, an `item_reference`), so a record keeps texts the request already had, not objects
-// re-serialised: the request body as the caller sent it, the response as the caller got it, this
-// answer's IR parts (none from a Responses upstream: decoded from the response when read), and
-// (continuations only) the earlier turns. The input items and this request's
-// turns are derived from the body when a record is read.
+// re-serialised: the request body as the caller sent it, this answer's IR parts, and (continuations
+// only) the earlier turns. The response is kept as the caller got it when it came from a Responses
+// upstream as it is (version 3, no parts: they are decoded from it when read); a translated answer's
+// response is the gateway's own rendering of its parts, so it is rendered again when read (version 4:
+// no response text, its finish, usage and completed_at in the head). The input items and this
+// request's turns are derived from the body when a record is read.
 import { createHash } from 'node:crypto';
 import { decodeRequest } from '../codecs/openai-responses/decode-request.js';
+import { encodeResult } from '../codecs/openai-responses/encode-result.js';
 import { decodeResponsesResult } from '../drivers/openai-responses/decode-result.js';
 import { GatewayError } from '../errors.js';
-import type { OutputPart, Turn } from '../ir/types.js';
+import type { Finish, OutputPart, Turn, Usage } from '../ir/types.js';
 import { inputItemsOf, type WireItem } from './input-items.js';
 
 export type { WireItem } from './input-items.js';
@@ -60,10 +63,22 @@ export interface AnswerRecord extends StoredConversation {
   answer?: OutputPart[];
   /** The request body as decoded (the caller's text when it had no `item_reference`). */
   requestJson: string;
-  /** The response as the caller got it: its text, or the bytes sent (copied as they are). */
-  responseJson: string | Buffer;
+  /** The response as the caller got it (its text, or the bytes sent, copied as they are); absent when
+   * `rendered` says how to render it again from `answer`. */
+  responseJson?: string | Buffer;
+  /** A translated answer: what its response needs beyond the parts and the request, which render it
+   * again when read (the codec's encodeResult), byte for byte as the caller got it. */
+  rendered?: RenderFacts;
   /** The ids of the response's output items (claimed for the owner, found by `item_reference`). */
   outputItemIds: string[];
+}
+
+/** What the response of a translated answer holds besides its parts and the request's echo. */
+export interface RenderFacts {
+  finish: Finish;
+  usage: Usage;
+  /** `completed_at` as the caller got it. */
+  completedAt: number;
 }
 
 // Version 3: the texts one after the other, then a newline and one JSON line (the head: ids, producer,
@@ -74,6 +89,9 @@ export interface AnswerRecord extends StoredConversation {
 // record starts with `[` (the earlier turns or the answer's parts) or `null` (no parts stored); version 2
 // (two JSON lines: turns; response and input items) and version 1 (one line) start with `{` and still read.
 const VERSION = 3;
+// Version 4 (translated answers): the same layout without the response text; the head adds the
+// response's finish, usage and completed_at. A gateway of version 3 only reads it as absent.
+const VERSION_4 = 4;
 const VERSION_2 = 2;
 const NEWLINE = 10;
 const OPEN_BRACE = 0x7b;
@@ -88,10 +106,39 @@ interface HeadV3 {
   n: [number, number, number, number];
 }
 
+interface HeadV4 {
+  v: 4;
+  id: string;
+  owner: string;
+  created_at: number;
+  completed_at: number;
+  finish: Finish;
+  usage: Usage;
+  producer?: Producer;
+  /** UTF-8 byte lengths of the earlier turns, the answer and the request. */
+  n: [number, number, number];
+}
+
 export function encodeAnswerRecord(record: AnswerRecord): Buffer {
   const previous = record.previous.length > 0 ? JSON.stringify(record.previous) : '';
-  const answer = record.answer === undefined ? 'null' : JSON.stringify(record.answer);
-  return writeTexts([previous, answer, record.requestJson, record.responseJson], (n) =>
+  const { rendered, answer } = record;
+  if (rendered !== undefined && answer !== undefined) {
+    return writeTexts([previous, JSON.stringify(answer), record.requestJson], (n) =>
+      JSON.stringify({
+        v: VERSION_4,
+        id: record.id,
+        owner: record.owner,
+        created_at: record.createdAt,
+        completed_at: rendered.completedAt,
+        finish: rendered.finish,
+        usage: rendered.usage,
+        producer: record.producer,
+        n: n as HeadV4['n'],
+      } satisfies HeadV4),
+    );
+  }
+  if (record.responseJson === undefined) throw new Error(`stored response ${record.id}: neither its text nor its parts to render it`);
+  return writeTexts([previous, answer === undefined ? 'null' : JSON.stringify(answer), record.requestJson, record.responseJson], (n) =>
     JSON.stringify({ v: VERSION, id: record.id, owner: record.owner, created_at: record.createdAt, producer: record.producer, n: n as HeadV3['n'] } satisfies HeadV3),
   );
 }
@@ -187,29 +234,30 @@ function conversationOf(head: Head): StoredConversation {
   return { id: head.id, owner: head.owner, createdAt: head.created_at, turns: head.turns, producer: head.producer };
 }
 
-/** A version 3 record's texts, located (nothing parsed but the head). */
+/** A version 3 or 4 record's texts, located (nothing parsed but the head). */
 interface Sections {
-  head: HeadV3;
+  head: HeadV3 | HeadV4;
   buf: Buffer;
-  /** Start of the earlier turns, the answer, the request, the response. */
-  at: [number, number, number, number];
-  /** End of the response. */
-  end: number;
+  /** Start of each text (the earlier turns, the answer, the request, the response in version 3), then the end. */
+  at: number[];
 }
 
-/** A version 3 record: its head (the last line) and where its texts start. */
-function sectionsOf(buf: Buffer): Sections {
+/** A version 3 or 4 record: its head (the last line) and where its texts start; undefined for another version. */
+function sectionsOf(buf: Buffer): Sections | undefined {
   const nl = buf.lastIndexOf(NEWLINE);
-  const head = JSON.parse(buf.toString('utf8', nl + 1)) as HeadV3;
-  const [p, a, r, t] = head.n;
-  return { head, buf, at: [0, p, p + a, p + a + r], end: p + a + r + t };
+  const head = JSON.parse(buf.toString('utf8', nl + 1)) as HeadV3 | HeadV4;
+  if (head.v !== VERSION && head.v !== VERSION_4) return undefined;
+  const at = [0];
+  for (const n of head.n) at.push(at[at.length - 1]! + n);
+  return { head, buf, at };
 }
 
 function text(s: Sections, k: 0 | 1 | 2 | 3): string {
-  return s.buf.toString('utf8', s.at[k], k === 3 ? s.end : s.at[k + 1]);
+  return s.buf.toString('utf8', s.at[k], s.at[k + 1]);
 }
 
-/** The whole conversation: the earlier turns, this request's (decoded again from its body), the answer. */
+/** The whole conversation: the earlier turns, this request's (decoded again from its body), the answer.
+ * (A version 4 record always has its parts: its response text, which it lacks, is never read here.) */
 function turnsOf(s: Sections): Turn[] {
   const previous = s.at[1] > s.at[0] ? (JSON.parse(text(s, 0)) as Turn[]) : [];
   return conversationTurns(previous, text(s, 2), JSON.parse(text(s, 1)) as OutputPart[] | null, () => text(s, 3));
@@ -246,7 +294,7 @@ export function decodeStoredConversation(bytes: Uint8Array): StoredConversation 
   const buf = asBuffer(bytes);
   if (buf[0] !== OPEN_BRACE) {
     const s = sectionsOf(buf);
-    if (s.head.v !== VERSION) return undefined;
+    if (s === undefined) return undefined;
     try {
       return { ...headOf(s), turns: turnsOf(s) };
     } catch (err) {
@@ -267,7 +315,14 @@ export function decodeStoredResponse(bytes: Uint8Array): StoredResponse | undefi
   const buf = asBuffer(bytes);
   if (buf[0] !== OPEN_BRACE) {
     const s = sectionsOf(buf);
-    return s.head.v === VERSION ? lazyResponse(s) : undefined;
+    if (s === undefined) return undefined;
+    try {
+      return lazyResponse(s);
+    } catch (err) {
+      // Version 4 renders its response from the stored body: one the codec no longer accepts is absent.
+      if (err instanceof GatewayError) return undefined;
+      throw err;
+    }
   }
   const nl = buf.indexOf(NEWLINE);
   if (nl < 0) return decodeVersion1(buf);
@@ -279,7 +334,8 @@ export function decodeStoredResponse(bytes: Uint8Array): StoredResponse | undefi
 
 /** The response object and who produced it, without deriving the conversation (GET, DELETE, item_reference). */
 function lazyResponse(s: Sections): StoredResponse {
-  const record = { ...headOf(s), response: JSON.parse(text(s, 3)) as StoredResponse['response'], inputItems: [] as WireItem[] };
+  const responseText = s.head.v === VERSION_4 ? renderResponse(s, s.head) : text(s, 3);
+  const record = { ...headOf(s), response: JSON.parse(responseText) as StoredResponse['response'], inputItems: [] as WireItem[] };
   let turns: Turn[] | undefined;
   let items: WireItem[] | undefined;
   Object.defineProperties(record, {
@@ -287,6 +343,18 @@ function lazyResponse(s: Sections): StoredResponse {
     inputItems: { enumerable: true, get: () => (items ??= inputItemsOf((JSON.parse(text(s, 2)) as { input?: unknown }).input, derivedItemId(s.head.id))) },
   });
   return record;
+}
+
+/**
+ * A translated answer's response, rendered again as the stream's terminal frame or the body rendered it:
+ * the same codec, the request decoded again from its body (the echoed fields), the stored parts,
+ * finish, usage and completed_at.
+ */
+function renderResponse(s: Sections, head: HeadV4): string {
+  const request = decodeRequest(JSON.parse(text(s, 2)), []);
+  const content = JSON.parse(text(s, 1)) as OutputPart[];
+  const result = { id: head.id, model: request.model, content, finish: head.finish, usage: head.usage };
+  return encodeResult(result, { request, responseId: head.id, createdAt: head.created_at, warnings: [], completedAt: head.completed_at });
 }
 
 /** Records written before the two-line layout (one JSON object). */

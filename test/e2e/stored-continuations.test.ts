@@ -203,6 +203,15 @@ describe('OpenAI SDK: retrieve, inputItems.list, delete on answers from other pr
         expect(retrieved.id).toBe(created.id);
         expect(retrieved.output_text).toBe(created.output_text);
         expect(retrieved.model).toBe(via);
+        // The record keeps the parts and renders the response again: the whole object the caller got
+        // (the stream helper's finalResponse() adds its own `output_parsed` and `parsed` members).
+        const got = JSON.parse(JSON.stringify(created, (k, v: unknown) => (k === 'output_parsed' || k === 'parsed' ? undefined : v))) as unknown;
+        expect(retrieved).toEqual(got);
+        // A continuation through the SDK: the stored turn (the caller's input and the answer) goes upstream.
+        const next = await client.responses.create({ model: via, input: `${marker('sdk-next', 1)} more`, previous_response_id: created.id, stream: false });
+        expect(next.output_text).toBe(`(ok ${marker('sdk-next', 1)})`);
+        const sentUp = JSON.stringify(receivedWith(marker('sdk-next', 1)).at(-1)!.body);
+        for (const text of [`${marker('sdk', 1)} first`, 'second part', `(ok ${marker('sdk', 1)})`]) expect(sentUp).toContain(text);
         const items = await client.responses.inputItems.list(created.id, { order: 'asc' });
         expect(items.data.map((i) => (i as { role?: string }).role)).toEqual(['user', 'user']);
         expect(JSON.stringify(items.data[0])).toContain(marker('sdk', 1));

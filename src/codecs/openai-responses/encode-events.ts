@@ -84,8 +84,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private started = false;
   private done = false;
   private usage: Usage | undefined;
-  /** The response object of the terminal completed/incomplete frame (StreamEncoder.responseJson). */
-  private final: string | undefined;
+  /** `completed_at` of the terminal completed/incomplete frame (StreamEncoder.completedAt). */
+  private completed: number | undefined;
   /** Final JSON of every item whose `output_item.done` went out, in output order. */
   private readonly items: string[] = [];
 
@@ -131,8 +131,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
     return this.done;
   }
 
-  get responseJson(): string | undefined {
-    return this.final;
+  get completedAt(): number | undefined {
+    return this.completed;
   }
 
   ping(): void {
@@ -218,8 +218,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
         this.flushItem(terminal.status === 'incomplete' ? 'incomplete' : 'completed');
         const type = terminal.status === 'completed' ? 'response.completed' : 'response.incomplete';
         const completedAt = Math.max(this.createdAt, Math.floor(Date.now() / 1000));
-        this.final = responseJson(this.shape, terminal.status, completedAt, 'null', terminal.incompleteJson, this.output(), usageJson(this.usage ?? emptyUsage()));
-        this.emit(type, ',"response":' + this.final + '}');
+        this.completed = completedAt;
+        const response = responseJson(this.shape, terminal.status, completedAt, 'null', terminal.incompleteJson, this.output(), usageJson(this.usage ?? emptyUsage()));
+        this.emit(type, ',"response":' + response + '}');
         this.done = true;
         return;
       }

@@ -39,7 +39,7 @@ export function encodeResult(result: IrResult, ctx: EncodeContext): string {
     index++;
   }
   output += ']';
-  const completedAt = Math.max(ctx.createdAt, Math.floor(Date.now() / 1000));
+  const completedAt = ctx.completedAt ?? Math.max(ctx.createdAt, Math.floor(Date.now() / 1000));
   return responseJson(shape, terminal.status, completedAt, 'null', terminal.incompleteJson, output, usageJson(result.usage));
 }
 

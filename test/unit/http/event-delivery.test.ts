@@ -17,7 +17,7 @@ import { Generation } from '../../../src/http/generation.js';
 import type { IrEvent, IrResult, Warning } from '../../../src/ir/types.js';
 import { foldEvents } from '../../../src/ir/fold-events.js';
 import { RequestRecord } from '../../../src/observability/request-record.js';
-import type { AnswerRecord } from '../../../src/responses-store/stored-response.js';
+import { decodeStoredResponse, encodeAnswerRecord, type AnswerRecord } from '../../../src/responses-store/stored-response.js';
 import { parseSse } from '../support/raw-http.js';
 
 const config = resolveConfig(
@@ -142,22 +142,32 @@ describe('EventDelivery', () => {
     expect(last.gen!.requestJson).toBeUndefined();
   });
 
-  it('a stored stream keeps the response text its terminal frame carried, byte for byte, and the folded parts', async () => {
-    // Text beyond ASCII (two-byte and four-byte UTF-8): the response's bytes are found within the frame's.
+  it('a stored answer keeps the folded parts, not the response text: read back, its response is the one the caller got (stream and body)', async () => {
+    // Text beyond ASCII (two-byte and four-byte UTF-8).
     script = ok.map((e) => (e.type === 'text-delta' ? { ...e, text: 'Héllo ✓ 🙂 "q"\n' } : e));
     const saver = built.ctx.saver;
     const saveAfter = saver.saveAfter;
     let record: AnswerRecord | undefined;
     saver.saveAfter = (res, id, requestId, build) => saveAfter.call(saver, res, id, requestId, () => (record = build()));
     try {
-      const res = await built.app.inject({ method: 'POST', url: '/test/responses', payload: { model: 'alias', input: 'hi', stream: true } });
-      await saver.idle();
-      const terminal = parseSse(res.body).find((e) => e.event === 'response.completed')!.data;
-      const sent = terminal.slice(terminal.indexOf(',"response":') + ',"response":'.length, -1);
-      expect(JSON.parse(sent)).toMatchObject({ id: 'resp_test', status: 'completed', output: [{ type: 'message', content: [{ text: 'Héllo ✓ 🙂 "q"\n' }] }] });
-      expect(record!.responseJson.toString()).toBe(sent);
-      expect(record!.outputItemIds).toEqual([JSON.parse(sent).output[0].id]);
-      expect(record!.answer).toEqual(foldEvents(script).content);
+      for (const stream of [true, false]) {
+        const payload = { model: 'alias', input: 'hi', instructions: 'be brief ✓', stream };
+        const res = await built.app.inject({ method: 'POST', url: '/test/responses', payload });
+        await saver.idle();
+        let sent = res.body;
+        if (stream) {
+          const terminal = parseSse(res.body).find((e) => e.event === 'response.completed')!.data;
+          sent = terminal.slice(terminal.indexOf(',"response":') + ',"response":'.length, -1);
+        }
+        expect(JSON.parse(sent)).toMatchObject({ id: 'resp_test', status: 'completed', output: [{ type: 'message', content: [{ text: 'Héllo ✓ 🙂 "q"\n' }] }] });
+        expect(record!.responseJson).toBeUndefined();
+        expect(record!.rendered).toMatchObject({ completedAt: JSON.parse(sent).completed_at, finish: { reason: 'end_turn' } });
+        expect(record!.outputItemIds).toEqual([JSON.parse(sent).output[0].id]);
+        expect(record!.answer).toEqual(foldEvents(script).content);
+        // Rendered again from the record: what the caller got.
+        expect(decodeStoredResponse(encodeAnswerRecord(record!))!.response).toEqual(JSON.parse(sent));
+        record = undefined;
+      }
     } finally {
       saver.saveAfter = saveAfter;
     }

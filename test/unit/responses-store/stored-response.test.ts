@@ -1,11 +1,14 @@
-// The stored-response encoding (version 3): a JSON head, then texts the request already had (the body
-// as sent, the response as returned), this answer's parts and, for a continuation, the earlier turns.
-// The conversation and the input items are derived when read, the same on every read; records of the
-// two earlier layouts still read.
+// The stored-response encoding (versions 3 and 4): texts the request already had (the body as sent;
+// version 3: the response as returned), this answer's parts and, for a continuation, the earlier turns,
+// then a JSON head. The conversation and the input items are derived when read, the same on every read;
+// version 4 (translated answers) renders its response again from the parts. Records of the two earlier
+// layouts still read.
 import { describe, expect, it } from 'vitest';
 import { decodeRequest } from '../../../src/codecs/openai-responses/decode-request.js';
+import { encodeResult } from '../../../src/codecs/openai-responses/encode-result.js';
+import { encodeEnvelope } from '../../../src/ir/reasoning-envelope.js';
 import { decodeResponsesResult } from '../../../src/drivers/openai-responses/decode-result.js';
-import type { OutputPart, Turn } from '../../../src/ir/types.js';
+import type { IrResult, OutputPart, Turn } from '../../../src/ir/types.js';
 import {
   decodeStoredConversation,
   decodeStoredResponse,
@@ -99,7 +102,7 @@ describe('stored response encoding', () => {
     const r = record([]);
     const text = encodeAnswerRecord(r).toString('utf8');
     expect(text).toContain(requestJson);
-    expect(text).toContain(r.responseJson.toString());
+    expect(text).toContain(r.responseJson!.toString());
     expect(text.split('line one').length - 1).toBe(1);
   });
 
@@ -107,11 +110,11 @@ describe('stored response encoding', () => {
     for (const prev of [[], previous]) {
       const r = record(prev);
       const fromText = Buffer.from(encodeAnswerRecord(r));
-      expect(encodeAnswerRecord({ ...r, responseJson: Buffer.from(r.responseJson) })).toEqual(fromText);
+      expect(encodeAnswerRecord({ ...r, responseJson: Buffer.from(r.responseJson!) })).toEqual(fromText);
       // Large records (a buffer of their own) too.
       const big = { ...r, requestJson: JSON.stringify({ model: 'm', input: 'é'.repeat(40_000) }) };
       const bigText = Buffer.from(encodeAnswerRecord(big));
-      expect(encodeAnswerRecord({ ...big, responseJson: Buffer.from(big.responseJson) })).toEqual(bigText);
+      expect(encodeAnswerRecord({ ...big, responseJson: Buffer.from(big.responseJson!) })).toEqual(bigText);
       expect(decodeStoredResponse(bigText)!.response).toEqual(response);
     }
   });
@@ -168,5 +171,93 @@ describe('stored response encoding', () => {
     const future = Buffer.from(JSON.stringify({ v: 9, id: 'resp_1' }) + '\n{}');
     expect(decodeStoredResponse(future)).toBeUndefined();
     expect(decodeStoredConversation(future)).toBeUndefined();
+    // A later version of the texts-then-head layout.
+    const laterTexts = Buffer.from('null{}\n' + JSON.stringify({ v: 5, id: 'resp_1', owner: 'alice', created_at: 1, n: [0, 4, 2] }));
+    expect(decodeStoredResponse(laterTexts)).toBeUndefined();
+    expect(decodeStoredConversation(laterTexts)).toBeUndefined();
+  });
+});
+
+describe('version 4: a translated answer, its response rendered again when read', () => {
+  // What the gateway rendered for a translated answer (the codec's encodeResult): echoed request fields
+  // (instructions, tools, reasoning summary wish), reasoning with an Anthropic carry, text beyond ASCII,
+  // a tool call, an incomplete finish, usage.
+  const request = {
+    model: 'claude-alias',
+    instructions: 'be brief ✓',
+    input: [{ role: 'user', content: 'weather in Zürich? 🙂' }],
+    tools: [{ type: 'function', name: 'weather', description: 'look it up', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+    reasoning: { effort: 'high', summary: 'auto' },
+    metadata: { team: 'ops' },
+    temperature: 0.3,
+  };
+  const requestText = JSON.stringify(request, null, 2);
+  const result: IrResult = {
+    id: 'up_1',
+    model: 'claude-x',
+    content: [
+      { type: 'reasoning', text: 'think ✓', carry: { family: 'anthropic', block: { type: 'thinking', thinking: 'think ✓', signature: 'sig==' } } },
+      { type: 'text', text: 'Let me look "that" up.\n' },
+      { type: 'tool-call', id: 'toolu_1', name: 'weather', arguments: '{"city":"Zürich"}', kind: 'function' },
+    ],
+    finish: { reason: 'max_tokens', raw: 'max_tokens' },
+    usage: { inputTokens: 30, cacheReadTokens: 5, cacheWriteTokens: 0, outputTokens: 12, reasoningTokens: 4 },
+  };
+  const completedAt = 1_763_700_042;
+  const ctx = { request: decodeRequest(JSON.parse(requestText), []), responseId: 'resp_tr4', createdAt: 1_763_700_000, warnings: [], completedAt };
+  const sent = encodeResult(result, ctx);
+  const mineTurns = decodeRequest(JSON.parse(requestText), []).turns;
+
+  function translated(prev: Turn[]): AnswerRecord {
+    return {
+      id: 'resp_tr4',
+      owner: 'alice',
+      createdAt: 1_763_700_000,
+      producer: { provider: 'anthropic', model: 'claude-x', protocol: 'messages' },
+      previous: prev,
+      turns: [...prev, ...mineTurns, { role: 'assistant', parts: result.content }],
+      answer: result.content,
+      rendered: { finish: result.finish, usage: result.usage, completedAt },
+      requestJson: requestText,
+      outputItemIds: ['rs_tr4_0', 'msg_tr4_1', 'fc_tr4_2'],
+    };
+  }
+
+  it('keeps the parts and the body, not the response text; reads back the response the caller got and the conversation', () => {
+    expect(JSON.parse(sent)).toMatchObject({ status: 'incomplete', completed_at: completedAt, instructions: 'be brief ✓', output: [{ type: 'reasoning' }, { type: 'message' }, { type: 'function_call' }] });
+    for (const prev of [[], previous]) {
+      const r = translated(prev);
+      const bytes = encodeAnswerRecord(r);
+      const text = bytes.toString('utf8');
+      expect(text).not.toContain('"object":"response"');
+      expect(text.split('be brief ✓').length - 1).toBe(1);
+      expect(bytes.length).toBeLessThan(Buffer.byteLength(requestText) + Buffer.byteLength(sent));
+      const whole = decodeStoredResponse(bytes)!;
+      expect(whole.response).toEqual(JSON.parse(sent));
+      expect(whole.turns).toEqual(r.turns);
+      expect(decodeStoredConversation(bytes)).toEqual({ id: r.id, owner: r.owner, createdAt: r.createdAt, producer: r.producer, turns: r.turns });
+      // The reasoning item's envelope (what a caller echoes back) is the carry's, as the caller got it.
+      expect((whole.response.output as { encrypted_content?: string }[])[0]!.encrypted_content).toBe(encodeEnvelope(result.content[0]!.type === 'reasoning' ? result.content[0]!.carry! : { family: 'chat', text: '' }));
+      expect(decodeStoredResponse(bytes)!.inputItems.map((i) => i.type)).toEqual(['message']);
+    }
+  });
+
+  it('the response needs no parse of the conversation; a body the codec refuses reads as absent', () => {
+    const bad = encodeAnswerRecord({ ...translated([]), requestJson: JSON.stringify({ model: 'm', input: 42 }) });
+    expect(decodeStoredResponse(bad)).toBeUndefined();
+    expect(decodeStoredConversation(bad)).toBeUndefined();
+  });
+
+  it('records of both versions written one after another each read back whole', () => {
+    const written = Array.from({ length: 40 }, (_, i) => {
+      const r: AnswerRecord = i % 2 ? { ...translated(i % 4 === 1 ? previous : []), id: `resp_${i}` } : { ...record([]), id: `resp_${i}` };
+      return { r, bytes: encodeAnswerRecord(r) };
+    });
+    for (const { r, bytes } of written) {
+      const back = decodeStoredResponse(bytes)!;
+      expect(back.id).toBe(r.id);
+      expect(back.turns).toEqual(r.turns);
+      expect(back.response).toEqual(r.rendered ? JSON.parse(encodeResult(result, { ...ctx, responseId: r.id })) : response);
+    }
   });
 });

@@ -37,7 +37,7 @@ function record(id: string, owner: string, extra: Partial<AnswerRecord> & { inpu
 
 /** What load gives back of a saved record. */
 function loaded(r: AnswerRecord) {
-  return { id: r.id, owner: r.owner, createdAt: r.createdAt, producer: r.producer, response: JSON.parse(r.responseJson.toString()) as unknown, turns: r.turns };
+  return { id: r.id, owner: r.owner, createdAt: r.createdAt, producer: r.producer, response: JSON.parse(r.responseJson!.toString()) as unknown, turns: r.turns };
 }
 
 describe('ResponsesRepository', () => {
@@ -118,7 +118,7 @@ describe('ResponsesRepository', () => {
     const repo = new ResponsesRepository(store, { ttlMs: 60_000 });
     const r = record('resp_new', 'alice', { producer: { provider: 'p', model: 'm', protocol: 'responses' } });
     await repo.save(r);
-    const output = (JSON.parse(r.responseJson.toString()) as { output: WireItem[] }).output;
+    const output = (JSON.parse(r.responseJson!.toString()) as { output: WireItem[] }).output;
     let reads = 0;
     const getDoc = store.getDoc.bind(store);
     store.getDoc = (ns, id, owner) => {

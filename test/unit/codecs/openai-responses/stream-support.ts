@@ -42,14 +42,14 @@ export const usage = (u: Partial<Usage>): Usage => ({
 /** A step is an IR event or a keep-alive ping. */
 export type Step = IrEvent | 'ping';
 
-export function runStream(steps: readonly Step[], ctx: EncodeContext): { sse: string; frames: string[]; finished: boolean; responseJson: string | undefined } {
+export function runStream(steps: readonly Step[], ctx: EncodeContext): { sse: string; frames: string[]; finished: boolean; completedAt: number | undefined } {
   const frames: string[] = [];
   const enc = responsesCodec.createStreamEncoder(ctx, (f) => frames.push(f));
   for (const s of steps) {
     if (s === 'ping') enc.ping();
     else enc.event(s);
   }
-  return { sse: frames.join(''), frames, finished: enc.finished, responseJson: enc.responseJson };
+  return { sse: frames.join(''), frames, finished: enc.finished, completedAt: enc.completedAt };
 }
 
 export function eventsOf(steps: readonly Step[]): IrEvent[] {
