@@ -151,6 +151,12 @@ local function txt(v)
   end
   return s
 end
+-- A number for a reply: integers as they are (Redis sends them as integers, printed in C), any other
+-- value as text (a Lua number in a reply would be truncated to an integer).
+local function out_num(v)
+  if v % 1 == 0 and v < 9007199254740992 and v > -9007199254740992 then return v end
+  return txt(v)
+end
 -- A window's live buckets and their sum, read once (a key is always used with one window length).
 local function win(key, w, b)
   local e = W[key]
@@ -231,27 +237,25 @@ end
 // The limit calls of a batch: each names a shape (its op, keys and the fields that stay the same from
 // request to request, sent once per batch) and brings its own values (lease ids, amounts).
 const LIMIT_CALLS = `
--- Shapes (ARGV[1]): <op> <key count> <field count> <key index…> <fields…>. Fields per key, by op:
+-- Shapes (ARGV[1], one MessagePack array): <op> <key count> <field count> <key index…> <fields…>.
+-- Fields per key, by op:
 --   'a' admit, 'i' inspect: 'w' windowMs width limit cost | 'c' limit | 'l' limit leaseMs
 --     (an admission's 'l' takes a lease id from the call's values);
 --   'c' charge: 'r' (a lease given back: its id is a value) | 'w' windowMs width (the amount is a value)
---     | 'c' (amount and ttlMs are values; the amount stays a string, so INCRBYFLOAT sees the caller's decimal);
+--     | 'c' (amount and ttlMs are values; a fractional amount comes as text, so INCRBYFLOAT sees the
+--     caller's decimal);
 --   'g' read counters: no fields.
-local function parse_shapes(text)
-  local tk, t = {}, 0
-  for w in string.gmatch(text, '%S+') do
-    t = t + 1
-    tk[t] = w
-  end
+local function parse_shapes(tk)
+  local t = #tk
   local shapes, p = {}, 1
   while p <= t do
-    local op, n, m = tk[p], num(tk[p + 1]), num(tk[p + 2])
+    local op, n, m = tk[p], tk[p + 1], tk[p + 2]
     local checks, slots, q = {}, 0, p + 3 + n
     for i = 1, n do
-      local c = { k = tk[q], key = KEYS[num(tk[p + 2 + i])] }
+      local c = { k = tk[q], key = KEYS[tk[p + 2 + i]] }
       if op == 'c' then
         if c.k == 'w' then
-          c.w, c.b = num(tk[q + 1]), num(tk[q + 2])
+          c.w, c.b = tk[q + 1], tk[q + 2]
           q = q + 3
         else
           q = q + 1
@@ -259,13 +263,13 @@ local function parse_shapes(text)
         slots = slots + (c.k == 'c' and 2 or 1)
       elseif op ~= 'g' then
         if c.k == 'w' then
-          c.w, c.b, c.l, c.cost = num(tk[q + 1]), num(tk[q + 2]), num(tk[q + 3]), num(tk[q + 4])
+          c.w, c.b, c.l, c.cost = tk[q + 1], tk[q + 2], tk[q + 3], tk[q + 4]
           q = q + 5
         elseif c.k == 'c' then
-          c.l = num(tk[q + 1])
+          c.l = tk[q + 1]
           q = q + 2
         else
-          c.l, c.m = num(tk[q + 1]), num(tk[q + 2])
+          c.l, c.m = tk[q + 1], tk[q + 2]
           q = q + 3
           if op == 'a' then slots = slots + 1 end
         end
@@ -278,11 +282,12 @@ local function parse_shapes(text)
   return shapes
 end
 
--- Reply: "<ok 1|0> <failed index|-1> <retry ms> <used> <reset ms> <used> <reset ms> …", a state per check.
+-- Reply: {<ok 1|0>, <failed index|-1>, <retry ms>, <used>, <reset ms>, <used>, <reset ms>, …}, a state
+-- per check (numbers; a fractional one as text).
 -- A counter's or lease set's reset costs a call more (PTTL / ZRANGE): it is read when inspecting or
 -- refusing, and left 0 ("unknown") on an admission that passes, which uses only rpm/tpm resets.
 local function admit_call(checks, vals, p, charge)
-  local out, failed, retry, todo = {}, -1, 0, {}
+  local out, failed, retry, todo = { 1, -1, 0 }, -1, 0, {}
   for i = 1, #checks do
     local c = checks[i]
     local key, k, l = c.key, c.k, c.l
@@ -331,8 +336,8 @@ local function admit_call(checks, vals, p, charge)
         p = p + 1
       end
     end
-    out[#out + 1] = txt(used)
-    out[#out + 1] = txt(reset)
+    out[#out + 1] = out_num(used)
+    out[#out + 1] = out_num(reset)
     if not pass then
       if failed < 0 then failed = i - 1 end
       if wait > retry then retry = wait end
@@ -356,7 +361,8 @@ local function admit_call(checks, vals, p, charge)
       end
     end
   end
-  return (failed < 0 and '1 -1 0 ' or '0 ' .. failed .. ' ' .. retry .. ' ') .. table.concat(out, ' ')
+  if failed >= 0 then out[1], out[2], out[3] = 0, failed, out_num(retry) end
+  return out
 end
 
 -- Settle sends the releases first.
@@ -370,7 +376,7 @@ local function charge_call(checks, vals, p)
       if e then e.n = e.n - gone end
       p = p + 1
     elseif k == 'w' then
-      local a = num(vals[p])
+      local a = vals[p]
       p = p + 1
       if a ~= 0 then win_add(win(key, c.w, c.b), a) end
     else
@@ -378,14 +384,14 @@ local function charge_call(checks, vals, p)
       p = p + 2
     end
   end
-  return '1'
+  return 1
 end
 
--- Period counters' values, in order ("0" for an absent one).
+-- Period counters' values, in order (0 for an absent one).
 local function read_call(checks)
   local out = {}
-  for i = 1, #checks do out[i] = ctr(checks[i].key).v or 0 end
-  return table.concat(out, ' ')
+  for i = 1, #checks do out[i] = out_num(ctr(checks[i].key).v or 0) end
+  return out
 end
 `;
 
@@ -393,25 +399,22 @@ end
  * Several limit calls in one script run, evaluated one by one in order (each sees what the previous
  * left), so the outcome is that of one script per call; what it saves is the per-command cost on
  * both sides. KEYS: the batch's keys, each once. ARGV[1]: the batch's shapes (LIMIT_CALLS), each once;
- * ARGV[2]: the calls, each `<shape index> <values…>`. Flat tokens cost the server a fraction of a cjson
- * decode and encode, and a shape's tokens are read once per batch, not once per request.
- * Returns one string per call; a call that failed (a key of the wrong type, say) answers "!<error>"
- * and fails alone, not the calls batched with it.
+ * ARGV[2]: the calls, each `<shape index> <values…>`; both MessagePack arrays (redis-msgpack.ts). A
+ * shape's fields are read once per batch, not once per request.
+ * Returns one reply per call (an array, or 1 for a charge); a call that failed (a key of the wrong type,
+ * say) answers the string "!<error>" and fails alone, not the calls batched with it.
  */
 export const LIMITS = `
 ${NOW}
 ${WINDOW_HELPERS}
 ${BATCH_STATE}
 ${LIMIT_CALLS}
-local shapes = parse_shapes(ARGV[1])
-local vals, t = {}, 0
-for w in string.gmatch(ARGV[2], '%S+') do
-  t = t + 1
-  vals[t] = w
-end
+local shapes = parse_shapes(cmsgpack.unpack(ARGV[1]))
+local vals = cmsgpack.unpack(ARGV[2])
+local t = #vals
 local out, p = {}, 1
 while p <= t do
-  local s = shapes[num(vals[p])]
+  local s = shapes[vals[p]]
   local op, ok, reply = s.op
   if op == 'c' then
     ok, reply = pcall(charge_call, s.checks, vals, p + 1)

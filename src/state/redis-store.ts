@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Cluster, Redis } from 'ioredis';
 import { bucketMs, newLeaseId } from './admission-logic.js';
+import { packArray } from './redis-msgpack.js';
 import { CLAIM, DELETE_DOC, LIMITS, PUT_DOC } from './redis-scripts.js';
 import { clusterSeeds, isClusterUrl, redactUrl } from './redis-url.js';
 import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
@@ -37,20 +38,21 @@ interface LimitCall {
   /** Fields and keys as one string: what identifies the shape within a kind. */
   sig: string;
   keys: string[];
-  fields: string;
-  fieldCount: number;
-  /** The call's own values (lease ids, amounts), each after a space. */
-  values: string;
-  resolve: (reply: string) => void;
+  fields: readonly (string | number)[];
+  /** The call's own values (lease ids, amounts). */
+  values: readonly (string | number)[];
+  resolve: (reply: LimitReply) => void;
   reject: (err: unknown) => void;
 }
+/** A limit call's reply: an admission's or inspection's states, counters' values, or 1 for a charge. */
+type LimitReply = (number | string)[] | number;
 /** A list of checks as a LIMITS call shape. */
 interface ChecksShape {
   keys: string[];
-  fields: string;
-  count: number;
+  fields: (string | number)[];
   sig: string;
 }
+const NO_VALUES: readonly (string | number)[] = [];
 
 /**
  * Script calls in flight before further limit calls wait for one to return. Calls made in one
@@ -140,7 +142,7 @@ export class RedisStateStore implements StateStore {
     // another turn (setImmediate) for a call that is already the turn's whole batch (flushQueued).
     const send = (cmd: 'evalsha' | 'eval', head: string): Promise<unknown> =>
       direct
-        ? (this.client.sendCommand(new this.Command(cmd, [head, numKeys, ...args], { replyEncoding: 'utf8' })) as Promise<unknown>)
+        ? (this.client.sendCommand(new this.Command(cmd, [head, String(numKeys), ...args], { replyEncoding: 'utf8' })) as Promise<unknown>)
         : cmd === 'evalsha'
           ? this.client.evalsha(head, numKeys, ...args)
           : this.client.eval(head, numKeys, ...args);
@@ -178,9 +180,16 @@ export class RedisStateStore implements StateStore {
    * script: a settle made before an inspect is seen by it. (Settles are not held back longer to wait
    * for an admission: another instance's next admission would then miss this one's last charges.)
    */
-  private limitCall(op: string, kind: 'a' | 'i' | 'c' | 'g', keys: string[], fields: string, fieldCount: number, values: string, sig?: string): Promise<string> {
+  private limitCall(
+    op: string,
+    kind: 'a' | 'i' | 'c' | 'g',
+    keys: string[],
+    fields: readonly (string | number)[],
+    values: readonly (string | number)[],
+    sig?: string,
+  ): Promise<LimitReply> {
     return new Promise((resolve, reject) => {
-      this.queued.push({ op, kind, sig: sig ?? fields + '\n' + keys.join('\n'), keys, fields, fieldCount, values, resolve, reject });
+      this.queued.push({ op, kind, sig: sig ?? fields.join(' ') + '\n' + keys.join('\n'), keys, fields, values, resolve, reject });
       if (!this.flushSoon) {
         this.flushSoon = true;
         setImmediate(this.flushNow);
@@ -194,43 +203,44 @@ export class RedisStateStore implements StateStore {
     this.queued = [];
     this.inFlight++;
     // EVALSHA's arguments: the batch's keys, each once; its shapes, each once; its calls, each
-    // `<shape index> <values…>` (redis-scripts.ts LIMITS).
-    const args: string[] = [];
+    // `<shape index> <values…>` (redis-scripts.ts LIMITS; shapes and calls as MessagePack arrays).
+    const args: (string | Buffer)[] = [];
     const keyIndex = new Map<string, number>();
     const shapeIndex = { a: new Map<string, number>(), i: new Map<string, number>(), c: new Map<string, number>(), g: new Map<string, number>() };
     let shapeCount = 0;
-    let shapes = '';
-    let calls = '';
+    const shapes: (string | number)[] = [];
+    const calls: (string | number)[] = [];
     for (const c of batch) {
       let si = shapeIndex[c.kind].get(c.sig);
       if (si === undefined) {
         si = ++shapeCount;
         shapeIndex[c.kind].set(c.sig, si);
-        let head = `${c.kind} ${c.keys.length} ${c.fieldCount}`;
+        shapes.push(c.kind, c.keys.length, c.fields.length);
         for (const k of c.keys) {
           let ki = keyIndex.get(k);
           if (ki === undefined) {
             ki = args.push(k);
             keyIndex.set(k, ki);
           }
-          head += ' ' + ki;
+          shapes.push(ki);
         }
-        shapes = shapes === '' ? head + c.fields : shapes + ' ' + head + c.fields;
+        for (const x of c.fields) shapes.push(x);
       }
-      calls = calls === '' ? si + c.values : calls + ' ' + si + c.values;
+      calls.push(si);
+      for (const x of c.values) calls.push(x);
     }
     const numKeys = args.length;
-    args.push(shapes, calls);
+    args.push(packArray(shapes), packArray(calls));
     this.evalScript(SCRIPTS.limits, numKeys, args, true).then(
       (raw) => {
         this.inFlight--;
         if (this.queued.length > 0 && !this.flushSoon) this.flushQueued();
-        const replies = raw as string[];
+        const replies = raw as (LimitReply | string)[];
         for (let i = 0; i < batch.length; i++) {
           const c = batch[i]!;
           const r = replies[i];
-          if (typeof r === 'string' && r.charCodeAt(0) !== 33 /* ! */) c.resolve(r);
-          else c.reject(this.unavailable(c.op, new Error(typeof r === 'string' ? r.slice(1) : 'no reply for this call')));
+          if (typeof r === 'string' || r === undefined) c.reject(this.unavailable(c.op, new Error(typeof r === 'string' ? r.slice(1) : 'no reply for this call')));
+          else c.resolve(r);
         }
       },
       (err: unknown) => {
@@ -303,22 +313,14 @@ export class RedisStateStore implements StateStore {
     let shape = this.shapes.get(checks);
     if (shape !== undefined) return shape;
     const keys: string[] = [];
-    let fields = '';
-    let count = 0;
+    const fields: (string | number)[] = [];
     for (const c of checks) {
       keys.push(this.limitKey(c.kind, c.key));
-      if (c.kind === 'window') {
-        fields += ` w ${c.windowMs} ${bucketMs(c.windowMs)} ${c.limit} ${c.cost}`;
-        count += 5;
-      } else if (c.kind === 'counter') {
-        fields += ` c ${c.limit}`;
-        count += 2;
-      } else {
-        fields += ` l ${c.limit} ${c.leaseMs}`;
-        count += 3;
-      }
+      if (c.kind === 'window') fields.push('w', c.windowMs, bucketMs(c.windowMs), c.limit, c.cost);
+      else if (c.kind === 'counter') fields.push('c', c.limit);
+      else fields.push('l', c.limit, c.leaseMs);
     }
-    shape = { keys, fields, count, sig: fields + '\n' + keys.join('\n') };
+    shape = { keys, fields, sig: fields.join(' ') + '\n' + keys.join('\n') };
     this.shapes.set(checks, shape);
     return shape;
   }
@@ -326,22 +328,20 @@ export class RedisStateStore implements StateStore {
   private async runAdmit(op: string, checks: readonly AdmissionCheck[], charge: boolean): Promise<AdmissionResult> {
     const shape = this.checksShape(checks);
     const leases: Lease[] = [];
-    let values = '';
+    let values = NO_VALUES;
     if (charge) {
       for (const c of checks) {
         if (c.kind !== 'concurrency') continue;
-        // Ids are [A-Za-z0-9_.-]: no space can split them.
         const id = newLeaseId();
         leases.push({ key: c.key, id });
-        values += ' ' + id;
+        values = values === NO_VALUES ? [id] : [...values, id];
       }
     }
-    const reply = await this.limitCall(op, charge ? 'a' : 'i', shape.keys, shape.fields, shape.count, values, shape.sig);
-    // "<ok> <failed> <retry> <used> <reset> …"
-    const t = reply.split(' ');
+    // [ok, failed, retry, used, reset, …]
+    const t = (await this.limitCall(op, charge ? 'a' : 'i', shape.keys, shape.fields, values, shape.sig)) as (number | string)[];
     const states: CheckState[] = new Array(checks.length);
     for (let i = 0; i < checks.length; i++) states[i] = { used: Number(t[3 + 2 * i]), limit: checks[i]!.limit, resetMs: Number(t[4 + 2 * i]) };
-    return t[0] === '1' ? { ok: true, states, leases } : { ok: false, states, failed: Number(t[1]), retryAfterMs: Number(t[2]) };
+    return t[0] === 1 ? { ok: true, states, leases } : { ok: false, states, failed: Number(t[1]), retryAfterMs: Number(t[2]) };
   }
 
   admit(checks: readonly AdmissionCheck[]): Promise<AdmissionResult> {
@@ -357,32 +357,28 @@ export class RedisStateStore implements StateStore {
     await this.chargeCall('charge', charges, []);
   }
 
-  /** A charge call: lease releases first, then the charges. Counter amounts travel as the caller's
-   * decimal, so INCRBYFLOAT sees it rather than a re-printed double. */
-  private chargeCall(op: string, charges: readonly Charge[], leases: readonly Lease[]): Promise<string> {
+  /** A charge call: lease releases first, then the charges. A fractional counter amount travels as the
+   * caller's decimal, so INCRBYFLOAT sees it rather than a re-printed double. */
+  private chargeCall(op: string, charges: readonly Charge[], leases: readonly Lease[]): Promise<LimitReply> {
     const keys: string[] = [];
-    let fields = '';
-    let count = 0;
-    let values = '';
+    const fields: (string | number)[] = [];
+    const values: (string | number)[] = [];
     for (const l of leases) {
       keys.push(this.limitKey('concurrency', l.key));
-      fields += ' r';
-      count += 1;
-      values += ' ' + l.id;
+      fields.push('r');
+      values.push(l.id);
     }
     for (const c of charges) {
       keys.push(this.limitKey(c.kind, c.key));
       if (c.kind === 'window') {
-        fields += ` w ${c.windowMs} ${bucketMs(c.windowMs)}`;
-        count += 3;
-        values += ' ' + c.amount;
+        fields.push('w', c.windowMs, bucketMs(c.windowMs));
+        values.push(c.amount);
       } else {
-        fields += ' c';
-        count += 1;
-        values += ` ${c.amount} ${Math.max(1, Math.round(c.ttlMs))}`;
+        fields.push('c');
+        values.push(Number.isInteger(c.amount) ? c.amount : String(c.amount), Math.max(1, Math.round(c.ttlMs)));
       }
     }
-    return this.limitCall(op, 'c', keys, fields, count, values);
+    return this.limitCall(op, 'c', keys, fields, values);
   }
 
   async release(leases: readonly Lease[]): Promise<void> {
@@ -399,8 +395,8 @@ export class RedisStateStore implements StateStore {
   /** In the limit calls' order (a LIMITS call, not an MGET), so a settle made before is counted. */
   async readCounters(keys: readonly string[]): Promise<number[]> {
     if (keys.length === 0) return [];
-    const reply = await this.limitCall('read_counters', 'g', keys.map((k) => this.limitKey('counter', k)), '', 0, '');
-    return reply.split(' ').map(Number);
+    const reply = (await this.limitCall('read_counters', 'g', keys.map((k) => this.limitKey('counter', k)), NO_VALUES, NO_VALUES)) as (number | string)[];
+    return reply.map(Number);
   }
 
   async publish(channel: string, message: string): Promise<void> {
