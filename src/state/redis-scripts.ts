@@ -106,7 +106,8 @@ end
 local function leaves_at(bucket, width, windowMs)
   return (bucket + 1) * width - 1 + windowMs
 end
--- The live buckets of a window: flat {bucket, amount, …} and their sum.
+-- The live buckets of a window: flat {bucket, amount, …}, their sum, and whether they are the whole
+-- stored string (no bucket has left since it was written).
 local function window_read(key, windowMs, width)
   local raw = redis.call('GET', key)
   local live, sum = {}, 0
@@ -121,9 +122,10 @@ local function window_read(key, windowMs, width)
           sum = sum + v[i + 1]
         end
       end
+      return live, sum, #live == 2 * n and #raw == 16 * n
     end
   end
-  return live, sum
+  return live, sum, false
 end
 `;
 
@@ -161,33 +163,42 @@ end
 local function win(key, w, b)
   local e = W[key]
   if not e then
-    local live, sum = window_read(key, w, b)
-    e = { live = live, sum = sum, w = w, b = b, dirty = false }
+    local live, sum, whole = window_read(key, w, b)
+    e = { live = live, sum = sum, w = w, b = b, dirty = false, whole = whole }
     W[key] = e
   end
   return e
 end
 -- Adds an amount to the current bucket (usually the last one or a new one at the end; a clock that
--- stepped back finds its place).
+-- stepped back finds its place). Only adding to the stored last bucket keeps the window 'whole'.
 local function win_add(e, amount)
   local live, bucket = e.live, math.floor(now / e.b)
   local at = #live + 1
   while at > 1 and live[at - 2] > bucket do at = at - 2 end
   if at > 1 and live[at - 2] == bucket then
     live[at - 1] = live[at - 1] + amount
+    if at <= #live then e.whole = false end
   else
     table.insert(live, at, amount)
     table.insert(live, at, bucket)
+    e.whole = false
   end
   e.sum = e.sum + amount
   e.dirty = true
 end
+-- A window whose only change is its last bucket's amount gets those 8 bytes written in place
+-- (SETRANGE; its expiry, that of its last bucket, stays right): most writes, since a bucket lasts a
+-- second. Otherwise the live buckets are packed and SET with the last one's expiry.
 local function win_flush()
   for key, e in pairs(W) do
     if e.dirty then
       local live = e.live
-      local ttl = leaves_at(live[#live - 1], e.b, e.w) - now
-      redis.call('SET', key, struct.pack(pairs_fmt(#live / 2), unpack(live)), 'PX', math.max(1, ttl))
+      if e.whole then
+        redis.call('SETRANGE', key, 8 * (#live - 1), struct.pack('<d', live[#live]))
+      else
+        local ttl = leaves_at(live[#live - 1], e.b, e.w) - now
+        redis.call('SET', key, struct.pack(pairs_fmt(#live / 2), unpack(live)), 'PX', math.max(1, ttl))
+      end
     end
   end
 end
@@ -287,8 +298,9 @@ end
 -- A counter's or lease set's reset costs a call more (PTTL / ZRANGE): it is read when inspecting or
 -- refusing, and left 0 ("unknown") on an admission that passes, which uses only rpm/tpm resets.
 local function admit_call(checks, vals, p, charge)
-  local out, failed, retry, todo = { 1, -1, 0 }, -1, 0, {}
-  for i = 1, #checks do
+  local out, o, failed, retry = { 1, -1, 0 }, 3, -1, 0
+  local n = #checks
+  for i = 1, n do
     local c = checks[i]
     local key, k, l = c.key, c.k, c.l
     local used, reset, pass, wait = 0, 0, true, 0
@@ -312,8 +324,6 @@ local function admit_call(checks, vals, p, charge)
             end
           end
         end
-      elseif cost > 0 then
-        todo[#todo + 1] = { e, cost }
       end
     elseif k == 'c' then
       used = ctr(key).v or 0
@@ -331,31 +341,31 @@ local function admit_call(checks, vals, p, charge)
         reset = math.max(0, tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) - now)
       end
       if not pass then wait = reset end
-      if charge then
-        todo[#todo + 1] = { e, c.m, vals[p], key }
-        p = p + 1
-      end
     end
-    out[#out + 1] = out_num(used)
-    out[#out + 1] = out_num(reset)
+    out[o + 1], out[o + 2] = out_num(used), out_num(reset)
+    o = o + 2
     if not pass then
       if failed < 0 then failed = i - 1 end
       if wait > retry then retry = wait end
     end
   end
+  -- All passed: record (every check passed, so each window's and lease set's state is already read).
   if failed < 0 and charge then
-    for _, t in ipairs(todo) do
-      if t[4] == nil then
-        win_add(t[1], t[2])
-      else
-        local e, m = t[1], t[2]
-        redis.call('ZADD', t[4], txt(now + m), t[3])
+    for i = 1, n do
+      local c = checks[i]
+      local k = c.k
+      if k == 'w' then
+        if c.cost > 0 then win_add(W[c.key], c.cost) end
+      elseif k == 'l' then
+        local key, m, e = c.key, c.m, L[c.key]
+        redis.call('ZADD', key, txt(now + m), vals[p])
+        p = p + 1
         e.n = e.n + 1
         -- The key outlives its longest lease; renewed to twice the lease time, so most admissions
         -- find it long enough.
-        if e.ttl == nil then e.ttl = redis.call('PTTL', t[4]) end
+        if e.ttl == nil then e.ttl = redis.call('PTTL', key) end
         if e.ttl < m then
-          redis.call('PEXPIRE', t[4], 2 * m)
+          redis.call('PEXPIRE', key, 2 * m)
           e.ttl = 2 * m
         end
       end
