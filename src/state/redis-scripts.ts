@@ -293,12 +293,17 @@ local function parse_shapes(tk)
   return shapes
 end
 
--- Reply: {<ok 1|0>, <failed index|-1>, <retry ms>, <used>, <reset ms>, <used>, <reset ms>, …}, a state
--- per check (numbers; a fractional one as text).
+-- Each call writes its reply into the batch's one flat reply array "out" after index o and returns
+-- the index of its last entry (one array, not one per call: Redis converts every nested table with a
+-- deferred length and a look-up of six special fields).
+-- An admission's reply: <ok 1|0> <failed index|-1> <retry ms> <used> <reset ms> <used> <reset ms> …,
+-- a state per check (numbers; a fractional one as text).
 -- A counter's or lease set's reset costs a call more (PTTL / ZRANGE): it is read when inspecting or
 -- refusing, and left 0 ("unknown") on an admission that passes, which uses only rpm/tpm resets.
-local function admit_call(checks, vals, p, charge)
-  local out, o, failed, retry = { 1, -1, 0 }, 3, -1, 0
+local function admit_call(checks, vals, p, charge, out, o)
+  local o0, failed, retry = o, -1, 0
+  out[o + 1], out[o + 2], out[o + 3] = 1, -1, 0
+  o = o + 3
   local n = #checks
   for i = 1, n do
     local c = checks[i]
@@ -371,12 +376,12 @@ local function admit_call(checks, vals, p, charge)
       end
     end
   end
-  if failed >= 0 then out[1], out[2], out[3] = 0, failed, out_num(retry) end
-  return out
+  if failed >= 0 then out[o0 + 1], out[o0 + 2], out[o0 + 3] = 0, failed, out_num(retry) end
+  return o
 end
 
--- Settle sends the releases first.
-local function charge_call(checks, vals, p)
+-- Settle sends the releases first. Its reply: 1.
+local function charge_call(checks, vals, p, out, o)
   for i = 1, #checks do
     local c = checks[i]
     local key, k = c.key, c.k
@@ -394,14 +399,14 @@ local function charge_call(checks, vals, p)
       p = p + 2
     end
   end
-  return 1
+  out[o + 1] = 1
+  return o + 1
 end
 
 -- Period counters' values, in order (0 for an absent one).
-local function read_call(checks)
-  local out = {}
-  for i = 1, #checks do out[i] = out_num(ctr(checks[i].key).v or 0) end
-  return out
+local function read_call(checks, out, o)
+  for i = 1, #checks do out[o + i] = out_num(ctr(checks[i].key).v or 0) end
+  return o + #checks
 end
 `;
 
@@ -411,8 +416,9 @@ end
  * both sides. KEYS: the batch's keys, each once. ARGV[1]: the batch's shapes (LIMIT_CALLS), each once;
  * ARGV[2]: the calls, each `<shape index> <values…>`; both MessagePack arrays (redis-msgpack.ts). A
  * shape's fields are read once per batch, not once per request.
- * Returns one reply per call (an array, or 1 for a charge); a call that failed (a key of the wrong type,
- * say) answers the string "!<error>" and fails alone, not the calls batched with it.
+ * Returns the calls' replies one after the other in one flat array (each call's length is known to its
+ * caller); a call that failed (a key of the wrong type, say) answers one string, "!<error>", instead,
+ * and fails alone, not the calls batched with it.
  */
 export const LIMITS = `
 ${NOW}
@@ -422,19 +428,29 @@ ${LIMIT_CALLS}
 local shapes = parse_shapes(cmsgpack.unpack(ARGV[1]))
 local vals = cmsgpack.unpack(ARGV[2])
 local t = #vals
-local out, p = {}, 1
+local out, o, p = {}, 0, 1
 while p <= t do
   local s = shapes[vals[p]]
-  local op, ok, reply = s.op
+  local op, ok, res = s.op
   if op == 'c' then
-    ok, reply = pcall(charge_call, s.checks, vals, p + 1)
+    ok, res = pcall(charge_call, s.checks, vals, p + 1, out, o)
   elseif op == 'g' then
-    ok, reply = pcall(read_call, s.checks)
+    ok, res = pcall(read_call, s.checks, out, o)
   else
-    ok, reply = pcall(admit_call, s.checks, vals, p + 1, op == 'a')
+    ok, res = pcall(admit_call, s.checks, vals, p + 1, op == 'a', out, o)
   end
-  if not ok then reply = '!' .. (type(reply) == 'table' and (reply.err or 'error') or tostring(reply)) end
-  out[#out + 1] = reply
+  if ok then
+    o = res
+  else
+    -- A failed call's reply is one string, "!<error>", in place of whatever it had written.
+    local j = o + 1
+    while out[j] ~= nil do
+      out[j] = nil
+      j = j + 1
+    end
+    o = o + 1
+    out[o] = '!' .. (type(res) == 'table' and (res.err or 'error') or tostring(res))
+  end
   p = p + 1 + s.slots
 end
 win_flush()

@@ -41,11 +41,13 @@ interface LimitCall {
   fields: readonly (string | number)[];
   /** The call's own values (lease ids, amounts). */
   values: readonly (string | number)[];
+  /** Entries of its reply, when it succeeds (the script's replies come one after the other in one array). */
+  replyLength: number;
   resolve: (reply: LimitReply) => void;
   reject: (err: unknown) => void;
 }
-/** A limit call's reply: an admission's or inspection's states, counters' values, or 1 for a charge. */
-type LimitReply = (number | string)[] | number;
+/** A limit call's reply: an admission's or inspection's states, counters' values, or [1] for a charge. */
+type LimitReply = (number | string)[];
 /** A list of checks as a LIMITS call shape. */
 interface ChecksShape {
   keys: string[];
@@ -186,10 +188,11 @@ export class RedisStateStore implements StateStore {
     keys: string[],
     fields: readonly (string | number)[],
     values: readonly (string | number)[],
+    replyLength: number,
     sig?: string,
   ): Promise<LimitReply> {
     return new Promise((resolve, reject) => {
-      this.queued.push({ op, kind, sig: sig ?? fields.join(' ') + '\n' + keys.join('\n'), keys, fields, values, resolve, reject });
+      this.queued.push({ op, kind, sig: sig ?? fields.join(' ') + '\n' + keys.join('\n'), keys, fields, values, replyLength, resolve, reject });
       if (!this.flushSoon) {
         this.flushSoon = true;
         setImmediate(this.flushNow);
@@ -235,12 +238,21 @@ export class RedisStateStore implements StateStore {
       (raw) => {
         this.inFlight--;
         if (this.queued.length > 0 && !this.flushSoon) this.flushQueued();
-        const replies = raw as (LimitReply | string)[];
+        // The calls' replies one after the other; a failed call's is one "!<error>" string.
+        const replies = raw as (number | string)[];
+        let at = 0;
         for (let i = 0; i < batch.length; i++) {
           const c = batch[i]!;
-          const r = replies[i];
-          if (typeof r === 'string' || r === undefined) c.reject(this.unavailable(c.op, new Error(typeof r === 'string' ? r.slice(1) : 'no reply for this call')));
-          else c.resolve(r);
+          const r = replies[at];
+          if (typeof r === 'string' && r.charCodeAt(0) === 33 /* ! */) {
+            at++;
+            c.reject(this.unavailable(c.op, new Error(r.slice(1))));
+          } else if (at + c.replyLength > replies.length) {
+            at = replies.length;
+            c.reject(this.unavailable(c.op, new Error('no reply for this call')));
+          } else {
+            c.resolve(replies.slice(at, (at += c.replyLength)));
+          }
         }
       },
       (err: unknown) => {
@@ -338,7 +350,7 @@ export class RedisStateStore implements StateStore {
       }
     }
     // [ok, failed, retry, used, reset, …]
-    const t = (await this.limitCall(op, charge ? 'a' : 'i', shape.keys, shape.fields, values, shape.sig)) as (number | string)[];
+    const t = await this.limitCall(op, charge ? 'a' : 'i', shape.keys, shape.fields, values, 3 + 2 * checks.length, shape.sig);
     const states: CheckState[] = new Array(checks.length);
     for (let i = 0; i < checks.length; i++) states[i] = { used: Number(t[3 + 2 * i]), limit: checks[i]!.limit, resetMs: Number(t[4 + 2 * i]) };
     return t[0] === 1 ? { ok: true, states, leases } : { ok: false, states, failed: Number(t[1]), retryAfterMs: Number(t[2]) };
@@ -378,7 +390,7 @@ export class RedisStateStore implements StateStore {
         values.push(Number.isInteger(c.amount) ? c.amount : String(c.amount), Math.max(1, Math.round(c.ttlMs)));
       }
     }
-    return this.limitCall(op, 'c', keys, fields, values);
+    return this.limitCall(op, 'c', keys, fields, values, 1);
   }
 
   async release(leases: readonly Lease[]): Promise<void> {
@@ -395,7 +407,7 @@ export class RedisStateStore implements StateStore {
   /** In the limit calls' order (a LIMITS call, not an MGET), so a settle made before is counted. */
   async readCounters(keys: readonly string[]): Promise<number[]> {
     if (keys.length === 0) return [];
-    const reply = (await this.limitCall('read_counters', 'g', keys.map((k) => this.limitKey('counter', k)), NO_VALUES, NO_VALUES)) as (number | string)[];
+    const reply = await this.limitCall('read_counters', 'g', keys.map((k) => this.limitKey('counter', k)), NO_VALUES, NO_VALUES, keys.length);
     return reply.map(Number);
   }
 
