@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Cluster, Redis } from 'ioredis';
 import { bucketMs, newLeaseId } from './admission-logic.js';
-import { packArray } from './redis-msgpack.js';
 import { CLAIM, DELETE_DOC, LIMITS, PUT_DOC } from './redis-scripts.js';
 import { clusterSeeds, isClusterUrl, redactUrl } from './redis-url.js';
 import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
@@ -38,9 +37,11 @@ interface LimitCall {
   /** Fields and keys as one string: what identifies the shape within a kind. */
   sig: string;
   keys: string[];
-  fields: readonly (string | number)[];
-  /** The call's own values (lease ids, amounts). */
-  values: readonly (string | number)[];
+  /** Its fields as JSON array entries, each after a comma, and how many. */
+  fields: string;
+  fieldCount: number;
+  /** The call's own values (lease ids, amounts) as JSON array entries, each after a comma. */
+  values: string;
   /** Entries of its reply, when it succeeds (the script's replies come one after the other in one array). */
   replyLength: number;
   resolve: (reply: LimitReply) => void;
@@ -48,13 +49,16 @@ interface LimitCall {
 }
 /** A limit call's reply: an admission's or inspection's states, counters' values, or [1] for a charge. */
 type LimitReply = (number | string)[];
+/** A number as a JSON array entry; Infinity or NaN (never valid limits or amounts) as a string, so a
+ * bad value fails its own call in the script rather than the JSON of the whole batch. */
+const json = (x: number): string => (Number.isFinite(x) ? String(x) : `"${x}"`);
 /** A list of checks as a LIMITS call shape. */
 interface ChecksShape {
   keys: string[];
-  fields: (string | number)[];
+  fields: string;
+  count: number;
   sig: string;
 }
-const NO_VALUES: readonly (string | number)[] = [];
 
 /**
  * Script calls in flight before further limit calls wait for one to return. Calls made in one
@@ -186,13 +190,14 @@ export class RedisStateStore implements StateStore {
     op: string,
     kind: 'a' | 'i' | 'c' | 'g',
     keys: string[],
-    fields: readonly (string | number)[],
-    values: readonly (string | number)[],
+    fields: string,
+    fieldCount: number,
+    values: string,
     replyLength: number,
     sig?: string,
   ): Promise<LimitReply> {
     return new Promise((resolve, reject) => {
-      this.queued.push({ op, kind, sig: sig ?? fields.join(' ') + '\n' + keys.join('\n'), keys, fields, values, replyLength, resolve, reject });
+      this.queued.push({ op, kind, sig: sig ?? fields + '\n' + keys.join('\n'), keys, fields, fieldCount, values, replyLength, resolve, reject });
       if (!this.flushSoon) {
         this.flushSoon = true;
         setImmediate(this.flushNow);
@@ -206,34 +211,33 @@ export class RedisStateStore implements StateStore {
     this.queued = [];
     this.inFlight++;
     // EVALSHA's arguments: the batch's keys, each once; its shapes, each once; its calls, each
-    // `<shape index> <values…>` (redis-scripts.ts LIMITS; shapes and calls as MessagePack arrays).
-    const args: (string | Buffer)[] = [];
+    // `<shape index> <values…>` (redis-scripts.ts LIMITS; shapes and calls as JSON arrays).
+    const args: string[] = [];
     const keyIndex = new Map<string, number>();
     const shapeIndex = { a: new Map<string, number>(), i: new Map<string, number>(), c: new Map<string, number>(), g: new Map<string, number>() };
     let shapeCount = 0;
-    const shapes: (string | number)[] = [];
-    const calls: (string | number)[] = [];
+    let shapes = '';
+    let calls = '';
     for (const c of batch) {
       let si = shapeIndex[c.kind].get(c.sig);
       if (si === undefined) {
         si = ++shapeCount;
         shapeIndex[c.kind].set(c.sig, si);
-        shapes.push(c.kind, c.keys.length, c.fields.length);
+        let head = `"${c.kind}",${c.keys.length},${c.fieldCount}`;
         for (const k of c.keys) {
           let ki = keyIndex.get(k);
           if (ki === undefined) {
             ki = args.push(k);
             keyIndex.set(k, ki);
           }
-          shapes.push(ki);
+          head += ',' + ki;
         }
-        for (const x of c.fields) shapes.push(x);
+        shapes = shapes === '' ? head + c.fields : shapes + ',' + head + c.fields;
       }
-      calls.push(si);
-      for (const x of c.values) calls.push(x);
+      calls = calls === '' ? si + c.values : calls + ',' + si + c.values;
     }
     const numKeys = args.length;
-    args.push(packArray(shapes), packArray(calls));
+    args.push('[' + shapes + ']', '[' + calls + ']');
     this.evalScript(SCRIPTS.limits, numKeys, args, true).then(
       (raw) => {
         this.inFlight--;
@@ -325,14 +329,22 @@ export class RedisStateStore implements StateStore {
     let shape = this.shapes.get(checks);
     if (shape !== undefined) return shape;
     const keys: string[] = [];
-    const fields: (string | number)[] = [];
+    let fields = '';
+    let count = 0;
     for (const c of checks) {
       keys.push(this.limitKey(c.kind, c.key));
-      if (c.kind === 'window') fields.push('w', c.windowMs, bucketMs(c.windowMs), c.limit, c.cost);
-      else if (c.kind === 'counter') fields.push('c', c.limit);
-      else fields.push('l', c.limit, c.leaseMs);
+      if (c.kind === 'window') {
+        fields += `,"w",${json(c.windowMs)},${json(bucketMs(c.windowMs))},${json(c.limit)},${json(c.cost)}`;
+        count += 5;
+      } else if (c.kind === 'counter') {
+        fields += `,"c",${json(c.limit)}`;
+        count += 2;
+      } else {
+        fields += `,"l",${json(c.limit)},${json(c.leaseMs)}`;
+        count += 3;
+      }
     }
-    shape = { keys, fields, sig: fields.join(' ') + '\n' + keys.join('\n') };
+    shape = { keys, fields, count, sig: fields + '\n' + keys.join('\n') };
     this.shapes.set(checks, shape);
     return shape;
   }
@@ -340,17 +352,18 @@ export class RedisStateStore implements StateStore {
   private async runAdmit(op: string, checks: readonly AdmissionCheck[], charge: boolean): Promise<AdmissionResult> {
     const shape = this.checksShape(checks);
     const leases: Lease[] = [];
-    let values = NO_VALUES;
+    let values = '';
     if (charge) {
       for (const c of checks) {
         if (c.kind !== 'concurrency') continue;
+        // Ids are [A-Za-z0-9_.-]: a JSON string as they are.
         const id = newLeaseId();
         leases.push({ key: c.key, id });
-        values = values === NO_VALUES ? [id] : [...values, id];
+        values += ',"' + id + '"';
       }
     }
     // [ok, failed, retry, used, reset, …]
-    const t = await this.limitCall(op, charge ? 'a' : 'i', shape.keys, shape.fields, values, 3 + 2 * checks.length, shape.sig);
+    const t = await this.limitCall(op, charge ? 'a' : 'i', shape.keys, shape.fields, shape.count, values, 3 + 2 * checks.length, shape.sig);
     const states: CheckState[] = new Array(checks.length);
     for (let i = 0; i < checks.length; i++) states[i] = { used: Number(t[3 + 2 * i]), limit: checks[i]!.limit, resetMs: Number(t[4 + 2 * i]) };
     return t[0] === 1 ? { ok: true, states, leases } : { ok: false, states, failed: Number(t[1]), retryAfterMs: Number(t[2]) };
@@ -373,24 +386,29 @@ export class RedisStateStore implements StateStore {
    * caller's decimal, so INCRBYFLOAT sees it rather than a re-printed double. */
   private chargeCall(op: string, charges: readonly Charge[], leases: readonly Lease[]): Promise<LimitReply> {
     const keys: string[] = [];
-    const fields: (string | number)[] = [];
-    const values: (string | number)[] = [];
+    let fields = '';
+    let count = 0;
+    let values = '';
     for (const l of leases) {
       keys.push(this.limitKey('concurrency', l.key));
-      fields.push('r');
-      values.push(l.id);
+      fields += ',"r"';
+      count += 1;
+      values += ',"' + l.id + '"';
     }
     for (const c of charges) {
       keys.push(this.limitKey(c.kind, c.key));
       if (c.kind === 'window') {
-        fields.push('w', c.windowMs, bucketMs(c.windowMs));
-        values.push(c.amount);
+        fields += `,"w",${json(c.windowMs)},${json(bucketMs(c.windowMs))}`;
+        count += 3;
+        values += ',' + json(c.amount);
       } else {
-        fields.push('c');
-        values.push(Number.isInteger(c.amount) ? c.amount : String(c.amount), Math.max(1, Math.round(c.ttlMs)));
+        fields += ',"c"';
+        count += 1;
+        // A fractional amount as a JSON string: its digits are the caller's decimal, which INCRBYFLOAT then sees.
+        values += (Number.isInteger(c.amount) ? ',' + c.amount : ',"' + c.amount + '"') + ',' + json(Math.max(1, Math.round(c.ttlMs)));
       }
     }
-    return this.limitCall(op, 'c', keys, fields, values, 1);
+    return this.limitCall(op, 'c', keys, fields, count, values, 1);
   }
 
   async release(leases: readonly Lease[]): Promise<void> {
@@ -407,7 +425,7 @@ export class RedisStateStore implements StateStore {
   /** In the limit calls' order (a LIMITS call, not an MGET), so a settle made before is counted. */
   async readCounters(keys: readonly string[]): Promise<number[]> {
     if (keys.length === 0) return [];
-    const reply = await this.limitCall('read_counters', 'g', keys.map((k) => this.limitKey('counter', k)), NO_VALUES, NO_VALUES, keys.length);
+    const reply = await this.limitCall('read_counters', 'g', keys.map((k) => this.limitKey('counter', k)), '', 0, '', keys.length);
     return reply.map(Number);
   }
 
