@@ -108,24 +108,27 @@ local function leaves_at(bucket, width, windowMs)
 end
 -- The live buckets of a window: flat {bucket, amount, …}, their sum, and whether they are the whole
 -- stored string (no bucket has left since it was written).
+-- Buckets are stored in order, so the live ones are a suffix: usually all of them (a bucket leaves once a
+-- second), and then the unpacked values are the live list as they are, with no copy.
 local function window_read(key, windowMs, width)
   local raw = redis.call('GET', key)
-  local live, sum = {}, 0
   if raw then
     local n = math.floor(#raw / 16)
     if n > 0 then
       local v = { struct.unpack(pairs_fmt(n), raw) }
-      for i = 1, 2 * n, 2 do
-        if leaves_at(v[i], width, windowMs) > now then
-          live[#live + 1] = v[i]
-          live[#live + 1] = v[i + 1]
-          sum = sum + v[i + 1]
-        end
+      v[2 * n + 1] = nil -- struct.unpack's next position
+      local first = 1
+      while first < 2 * n and leaves_at(v[first], width, windowMs) <= now do first = first + 2 end
+      local live, sum = v, 0
+      if first > 1 then
+        live = {}
+        for i = first, 2 * n do live[#live + 1] = v[i] end
       end
-      return live, sum, #live == 2 * n and #raw == 16 * n
+      for i = 2, #live, 2 do sum = sum + live[i] end
+      return live, sum, first == 1 and #raw == 16 * n
     end
   end
-  return live, sum, false
+  return {}, 0, false
 end
 `;
 
