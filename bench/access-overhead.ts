@@ -13,6 +13,7 @@
 //   npm run build && node --import tsx bench/access-overhead.ts [--duration S] [--runs N] [--rate N]
 //     [--connections N] [--variants off,file,redis] [--base DIR/dist/main.js] [--pin] [--cpu-prof DIR]
 // --pin: the gateway under test alone on CPU 0, redis-server and everything else on CPU 1 (issue 25).
+// ACCESS_BENCH_COMMANDSTATS=1: redis-server's INFO commandstats at the end (the commands inside the scripts too).
 //
 // Targets (issue 12): added p50 at 100 req/s ≤ 100 µs (file) / 200 µs (redis); saturation throughput
 // at most 15 % below `off`. Without --pin nothing is pinned (run.ts pins; this one is a focused comparison).
@@ -153,6 +154,7 @@ async function main(): Promise<void> {
         redisCpuUs: Math.round(median(redisCpu[v]) * 10) / 10,
       };
     });
+    if (process.env.ACCESS_BENCH_COMMANDSTATS) process.stderr.write((await probe.info('commandstats')) + '\n');
     await probe.quit();
     if (profDir) {
       // SIGINT: no drain delay, so the profile is written before stopAll's SIGKILL.

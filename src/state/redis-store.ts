@@ -37,13 +37,21 @@ interface LimitCall {
   /** Fields and keys as one string: what identifies the shape within a kind. */
   sig: string;
   keys: string[];
+  /** Its fields as JSON array entries, each after a comma, and how many. */
   fields: string;
   fieldCount: number;
-  /** The call's own values (lease ids, amounts), each after a space. */
+  /** The call's own values (lease ids, amounts) as JSON array entries, each after a comma. */
   values: string;
-  resolve: (reply: string) => void;
+  /** Entries of its reply, when it succeeds (the script's replies come one after the other in one array). */
+  replyLength: number;
+  resolve: (reply: LimitReply) => void;
   reject: (err: unknown) => void;
 }
+/** A limit call's reply: an admission's or inspection's states, counters' values, or [1] for a charge. */
+type LimitReply = (number | string)[];
+/** A number as a JSON array entry; Infinity or NaN (never valid limits or amounts) as a string, so a
+ * bad value fails its own call in the script rather than the JSON of the whole batch. */
+const json = (x: number): string => (Number.isFinite(x) ? String(x) : `"${x}"`);
 /** A list of checks as a LIMITS call shape. */
 interface ChecksShape {
   keys: string[];
@@ -140,7 +148,7 @@ export class RedisStateStore implements StateStore {
     // another turn (setImmediate) for a call that is already the turn's whole batch (flushQueued).
     const send = (cmd: 'evalsha' | 'eval', head: string): Promise<unknown> =>
       direct
-        ? (this.client.sendCommand(new this.Command(cmd, [head, numKeys, ...args], { replyEncoding: 'utf8' })) as Promise<unknown>)
+        ? (this.client.sendCommand(new this.Command(cmd, [head, String(numKeys), ...args], { replyEncoding: 'utf8' })) as Promise<unknown>)
         : cmd === 'evalsha'
           ? this.client.evalsha(head, numKeys, ...args)
           : this.client.eval(head, numKeys, ...args);
@@ -178,9 +186,18 @@ export class RedisStateStore implements StateStore {
    * script: a settle made before an inspect is seen by it. (Settles are not held back longer to wait
    * for an admission: another instance's next admission would then miss this one's last charges.)
    */
-  private limitCall(op: string, kind: 'a' | 'i' | 'c' | 'g', keys: string[], fields: string, fieldCount: number, values: string, sig?: string): Promise<string> {
+  private limitCall(
+    op: string,
+    kind: 'a' | 'i' | 'c' | 'g',
+    keys: string[],
+    fields: string,
+    fieldCount: number,
+    values: string,
+    replyLength: number,
+    sig?: string,
+  ): Promise<LimitReply> {
     return new Promise((resolve, reject) => {
-      this.queued.push({ op, kind, sig: sig ?? fields + '\n' + keys.join('\n'), keys, fields, fieldCount, values, resolve, reject });
+      this.queued.push({ op, kind, sig: sig ?? fields + '\n' + keys.join('\n'), keys, fields, fieldCount, values, replyLength, resolve, reject });
       if (!this.flushSoon) {
         this.flushSoon = true;
         setImmediate(this.flushNow);
@@ -194,7 +211,7 @@ export class RedisStateStore implements StateStore {
     this.queued = [];
     this.inFlight++;
     // EVALSHA's arguments: the batch's keys, each once; its shapes, each once; its calls, each
-    // `<shape index> <values…>` (redis-scripts.ts LIMITS).
+    // `<shape index> <values…>` (redis-scripts.ts LIMITS; shapes and calls as JSON arrays).
     const args: string[] = [];
     const keyIndex = new Map<string, number>();
     const shapeIndex = { a: new Map<string, number>(), i: new Map<string, number>(), c: new Map<string, number>(), g: new Map<string, number>() };
@@ -206,31 +223,40 @@ export class RedisStateStore implements StateStore {
       if (si === undefined) {
         si = ++shapeCount;
         shapeIndex[c.kind].set(c.sig, si);
-        let head = `${c.kind} ${c.keys.length} ${c.fieldCount}`;
+        let head = `"${c.kind}",${c.keys.length},${c.fieldCount}`;
         for (const k of c.keys) {
           let ki = keyIndex.get(k);
           if (ki === undefined) {
             ki = args.push(k);
             keyIndex.set(k, ki);
           }
-          head += ' ' + ki;
+          head += ',' + ki;
         }
-        shapes = shapes === '' ? head + c.fields : shapes + ' ' + head + c.fields;
+        shapes = shapes === '' ? head + c.fields : shapes + ',' + head + c.fields;
       }
-      calls = calls === '' ? si + c.values : calls + ' ' + si + c.values;
+      calls = calls === '' ? si + c.values : calls + ',' + si + c.values;
     }
     const numKeys = args.length;
-    args.push(shapes, calls);
+    args.push('[' + shapes + ']', '[' + calls + ']');
     this.evalScript(SCRIPTS.limits, numKeys, args, true).then(
       (raw) => {
         this.inFlight--;
         if (this.queued.length > 0 && !this.flushSoon) this.flushQueued();
-        const replies = raw as string[];
+        // The calls' replies one after the other; a failed call's is one "!<error>" string.
+        const replies = raw as (number | string)[];
+        let at = 0;
         for (let i = 0; i < batch.length; i++) {
           const c = batch[i]!;
-          const r = replies[i];
-          if (typeof r === 'string' && r.charCodeAt(0) !== 33 /* ! */) c.resolve(r);
-          else c.reject(this.unavailable(c.op, new Error(typeof r === 'string' ? r.slice(1) : 'no reply for this call')));
+          const r = replies[at];
+          if (typeof r === 'string' && r.charCodeAt(0) === 33 /* ! */) {
+            at++;
+            c.reject(this.unavailable(c.op, new Error(r.slice(1))));
+          } else if (at + c.replyLength > replies.length) {
+            at = replies.length;
+            c.reject(this.unavailable(c.op, new Error('no reply for this call')));
+          } else {
+            c.resolve(replies.slice(at, (at += c.replyLength)));
+          }
         }
       },
       (err: unknown) => {
@@ -308,13 +334,13 @@ export class RedisStateStore implements StateStore {
     for (const c of checks) {
       keys.push(this.limitKey(c.kind, c.key));
       if (c.kind === 'window') {
-        fields += ` w ${c.windowMs} ${bucketMs(c.windowMs)} ${c.limit} ${c.cost}`;
+        fields += `,"w",${json(c.windowMs)},${json(bucketMs(c.windowMs))},${json(c.limit)},${json(c.cost)}`;
         count += 5;
       } else if (c.kind === 'counter') {
-        fields += ` c ${c.limit}`;
+        fields += `,"c",${json(c.limit)}`;
         count += 2;
       } else {
-        fields += ` l ${c.limit} ${c.leaseMs}`;
+        fields += `,"l",${json(c.limit)},${json(c.leaseMs)}`;
         count += 3;
       }
     }
@@ -330,18 +356,17 @@ export class RedisStateStore implements StateStore {
     if (charge) {
       for (const c of checks) {
         if (c.kind !== 'concurrency') continue;
-        // Ids are [A-Za-z0-9_.-]: no space can split them.
+        // Ids are [A-Za-z0-9_.-]: a JSON string as they are.
         const id = newLeaseId();
         leases.push({ key: c.key, id });
-        values += ' ' + id;
+        values += ',"' + id + '"';
       }
     }
-    const reply = await this.limitCall(op, charge ? 'a' : 'i', shape.keys, shape.fields, shape.count, values, shape.sig);
-    // "<ok> <failed> <retry> <used> <reset> …"
-    const t = reply.split(' ');
+    // [ok, failed, retry, used, reset, …]
+    const t = await this.limitCall(op, charge ? 'a' : 'i', shape.keys, shape.fields, shape.count, values, 3 + 2 * checks.length, shape.sig);
     const states: CheckState[] = new Array(checks.length);
     for (let i = 0; i < checks.length; i++) states[i] = { used: Number(t[3 + 2 * i]), limit: checks[i]!.limit, resetMs: Number(t[4 + 2 * i]) };
-    return t[0] === '1' ? { ok: true, states, leases } : { ok: false, states, failed: Number(t[1]), retryAfterMs: Number(t[2]) };
+    return t[0] === 1 ? { ok: true, states, leases } : { ok: false, states, failed: Number(t[1]), retryAfterMs: Number(t[2]) };
   }
 
   admit(checks: readonly AdmissionCheck[]): Promise<AdmissionResult> {
@@ -357,32 +382,33 @@ export class RedisStateStore implements StateStore {
     await this.chargeCall('charge', charges, []);
   }
 
-  /** A charge call: lease releases first, then the charges. Counter amounts travel as the caller's
-   * decimal, so INCRBYFLOAT sees it rather than a re-printed double. */
-  private chargeCall(op: string, charges: readonly Charge[], leases: readonly Lease[]): Promise<string> {
+  /** A charge call: lease releases first, then the charges. A fractional counter amount travels as the
+   * caller's decimal, so INCRBYFLOAT sees it rather than a re-printed double. */
+  private chargeCall(op: string, charges: readonly Charge[], leases: readonly Lease[]): Promise<LimitReply> {
     const keys: string[] = [];
     let fields = '';
     let count = 0;
     let values = '';
     for (const l of leases) {
       keys.push(this.limitKey('concurrency', l.key));
-      fields += ' r';
+      fields += ',"r"';
       count += 1;
-      values += ' ' + l.id;
+      values += ',"' + l.id + '"';
     }
     for (const c of charges) {
       keys.push(this.limitKey(c.kind, c.key));
       if (c.kind === 'window') {
-        fields += ` w ${c.windowMs} ${bucketMs(c.windowMs)}`;
+        fields += `,"w",${json(c.windowMs)},${json(bucketMs(c.windowMs))}`;
         count += 3;
-        values += ' ' + c.amount;
+        values += ',' + json(c.amount);
       } else {
-        fields += ' c';
+        fields += ',"c"';
         count += 1;
-        values += ` ${c.amount} ${Math.max(1, Math.round(c.ttlMs))}`;
+        // A fractional amount as a JSON string: its digits are the caller's decimal, which INCRBYFLOAT then sees.
+        values += (Number.isInteger(c.amount) ? ',' + c.amount : ',"' + c.amount + '"') + ',' + json(Math.max(1, Math.round(c.ttlMs)));
       }
     }
-    return this.limitCall(op, 'c', keys, fields, count, values);
+    return this.limitCall(op, 'c', keys, fields, count, values, 1);
   }
 
   async release(leases: readonly Lease[]): Promise<void> {
@@ -399,8 +425,8 @@ export class RedisStateStore implements StateStore {
   /** In the limit calls' order (a LIMITS call, not an MGET), so a settle made before is counted. */
   async readCounters(keys: readonly string[]): Promise<number[]> {
     if (keys.length === 0) return [];
-    const reply = await this.limitCall('read_counters', 'g', keys.map((k) => this.limitKey('counter', k)), '', 0, '');
-    return reply.split(' ').map(Number);
+    const reply = await this.limitCall('read_counters', 'g', keys.map((k) => this.limitKey('counter', k)), '', 0, '', keys.length);
+    return reply.map(Number);
   }
 
   async publish(channel: string, message: string): Promise<void> {

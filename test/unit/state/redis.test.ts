@@ -278,6 +278,37 @@ describe('redis limit calls', () => {
     }
   });
 
+  it('keeps a window as packed [bucket, amount] doubles with the expiry of its last bucket, whether written whole or in place', async () => {
+    const prefix = `w${randomBytes(4).toString('hex')}:`;
+    const store = new RedisStateStore({ url: redis.url, keyPrefix: prefix });
+    const admin = new Redis(redis.url);
+    try {
+      const windowMs = 60_000;
+      const rpm = { kind: 'window', key: 'rpm', windowMs, limit: 100, cost: 1 } as const;
+      // Starting just after a bucket begins, so the three admissions share it: the first writes the
+      // string whole (SET with PX), the next two only the last amount (SETRANGE), in separate script calls.
+      const width = windowMs / 60;
+      const [sec, usec] = await admin.time();
+      const serverNow = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+      await new Promise((r) => setTimeout(r, width - (serverNow % width) + 20));
+      for (let i = 0; i < 3; i++) expect((await store.admit([rpm])).ok).toBe(true);
+      const raw = await admin.getBuffer(`${prefix}wp:rpm`);
+      expect(raw!.length).toBe(16);
+      const bucket = raw!.readDoubleLE(0);
+      expect(raw!.readDoubleLE(8)).toBe(3);
+      // The expiry is the last bucket's: (bucket + 1) * width - 1 + windowMs, in the server's clock.
+      const [s2, u2] = await admin.time();
+      const now2 = Number(s2) * 1000 + Math.floor(Number(u2) / 1000);
+      const expected = (bucket + 1) * width - 1 + windowMs - now2;
+      const pttl = await admin.pttl(`${prefix}wp:rpm`);
+      expect(Math.abs(pttl - expected)).toBeLessThan(50);
+      expect((await store.inspect([rpm]))[0]!.used).toBe(3);
+    } finally {
+      admin.disconnect();
+      await store.close();
+    }
+  });
+
   it('loads its scripts again after the server forgot them (SCRIPT FLUSH)', async () => {
     const store = new RedisStateStore({ url: redis.url, keyPrefix: `f${randomBytes(4).toString('hex')}:` });
     const admin = new Redis(redis.url);
