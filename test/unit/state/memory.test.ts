@@ -96,3 +96,24 @@ describe('memory backend: claims are bounded by count', () => {
     expect(await s.claimOwners('responses', [`resp_${last}_0`, `resp_${last}_9999`])).toEqual(['bob', 'bob']);
   });
 });
+
+describe('memory backend: long claims expire on a whole second', () => {
+  it('a claim of 1,000 s or more lasts its TTL and at most one second more; shorter ones expire to the millisecond', async () => {
+    let now = 1_700_000_000_123;
+    const s = new MemoryStateStore({ now: () => now });
+    const long = 30 * 24 * 3600_000;
+    await s.claim('responses', ['r:long', 'i:item'], 'alice', long);
+    await s.claim('responses', ['r:short'], 'alice', 999_999);
+    now += 999_999;
+    expect(await s.claimOwners('responses', ['r:long', 'r:short'])).toEqual(['alice', undefined]);
+    now += long - 999_999;
+    // The TTL has passed to the millisecond; the claim runs to the end of that second.
+    expect(await s.claimOwners('responses', ['r:long', 'i:item'])).toEqual(['alice', 'alice']);
+    now += 876; // 1_700_000_000_999 + long: still within the second
+    expect(await s.claimOwners('responses', ['r:long'])).toEqual(['alice']);
+    now += 1;
+    expect(await s.claimOwners('responses', ['r:long', 'i:item'])).toEqual([undefined, undefined]);
+    await s.claim('responses', ['r:long'], 'bob', long);
+    expect(await s.claimOwners('responses', ['r:long'])).toEqual(['bob']);
+  });
+});
