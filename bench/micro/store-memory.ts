@@ -55,11 +55,16 @@ const store = new MemoryStateStore({ namespaces: [{ name: 'responses', maxBytes,
 const repo = new ResponsesRepository(store, { ttlMs: 3_600_000 });
 const before = reading();
 let peakRss = 0;
+let peakExternal = 0;
+let peakHeap = 0;
 for (let i = 0; i < n; i++) {
   await repo.save(record(i));
   if ((i & 255) === 0) {
     await turn();
-    peakRss = Math.max(peakRss, process.memoryUsage().rss / MiB);
+    const m = process.memoryUsage();
+    peakRss = Math.max(peakRss, m.rss / MiB);
+    peakExternal = Math.max(peakExternal, m.external / MiB);
+    peakHeap = Math.max(peakHeap, m.heapTotal / MiB);
   }
 }
 const after = reading();
@@ -70,5 +75,5 @@ console.log(
   `${n} saves, bound ${f(maxBytes / MiB)} MiB: ${space.docs.size} documents, ${f(space.bytes / MiB)} MiB counted; arena held ${f(store.heldDocumentBytes() / MiB)} MiB; ` +
     `${s.claims.get('responses')?.size ?? 0} claims\n` +
     `beyond the empty store, after full GCs: heap +${f(after.heap - before.heap)} MiB (total +${f(after.heapTotal - before.heapTotal)}), external +${f(after.external - before.external)} MiB, RSS +${f(after.rss - before.rss)} MiB; ` +
-    `peak RSS while saving ${f(peakRss)} MiB (before ${f(before.rss)}, VmHWM ${f(after.hwm)})`,
+    `peak while saving: RSS ${f(peakRss)} MiB (before ${f(before.rss)}, VmHWM ${f(after.hwm)}), external ${f(peakExternal)}, heap total ${f(peakHeap)}`,
 );

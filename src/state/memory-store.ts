@@ -196,7 +196,7 @@ function flat(id: string): string {
   return id;
 }
 
-/** The claims one process keeps (about 100–150 bytes each: 50–70 MiB at the bound). */
+/** The claims one process keeps (about 90 bytes each with a response id: ~45 MiB at the bound). */
 export const MAX_MEMORY_CLAIMS = 500_000;
 
 export class MemoryStateStore implements StateStore {
