@@ -77,9 +77,10 @@ const MAX_FREE_CHUNKS = 32;
  * memory triggered them: mark-compacts the store alone caused) and every save wrote into pages never
  * touched (page faults). Eviction is oldest first, so a chunk's documents mostly leave together. Those
  * that leave out of order (a delete, an overwrite, an owner's share, an expiry) could let one old
- * document hold a whole chunk; so once the chunks hold more than twice the documents' bytes (and 1 MiB more
- * than after the last compaction), every chunk less than a quarter full is emptied by moving what is left
- * into the current one (`compact`).
+ * document hold a whole chunk; so once the chunks hold more than 1.5 times the documents' bytes plus 1 MiB
+ * (and 1 MiB more than after the last compaction), every chunk less than half full is emptied by moving what
+ * is left into the current one (`compact`): the chunks then hold at most about twice the documents' bytes,
+ * and a compaction copies at most as many bytes as it frees.
  */
 class Arena {
   private current: Chunk = { buf: Buffer.alloc(0), docs: new Set(), liveBytes: 0 };
@@ -88,7 +89,7 @@ class Arena {
   private readonly inUse = new Set<Chunk>();
   private compacting = false;
   /** `heldBytes` after the last compaction: the next one waits until 1 MiB more is held (a compaction that
-   * left chunks between a quarter and a half full must not rescan them at every save). */
+   * left chunks between half and two thirds full must not rescan them at every save). */
   private heldAfterCompaction = 0;
   /** Bytes of the chunks in use (documents, holes, the current chunk's unused end) and of large documents. */
   heldBytes = 0;
@@ -119,7 +120,7 @@ class Arena {
     this.at += (n + 7) & ~7;
     chunk.docs.add(doc);
     chunk.liveBytes += n;
-    if (this.heldBytes > 2 * this.liveBytes + 4 * CHUNK_BYTES && this.heldBytes > this.heldAfterCompaction + 4 * CHUNK_BYTES && !this.compacting) {
+    if (this.heldBytes > 1.5 * this.liveBytes + 4 * CHUNK_BYTES && this.heldBytes > this.heldAfterCompaction + 4 * CHUNK_BYTES && !this.compacting) {
       this.compact();
     }
   }
@@ -141,7 +142,7 @@ class Arena {
   private compact(): void {
     this.compacting = true;
     const sparse: Chunk[] = [];
-    for (const c of this.inUse) if (c !== this.current && c.liveBytes < CHUNK_BYTES / 4) sparse.push(c);
+    for (const c of this.inUse) if (c !== this.current && c.liveBytes < CHUNK_BYTES / 2) sparse.push(c);
     for (const c of sparse) {
       for (const doc of c.docs) {
         this.liveBytes -= doc.value.byteLength;
