@@ -5,6 +5,7 @@
 //   node --import tsx bench/paced-memory.ts --a bench/results/dist-a/main.js --b dist/main.js \
 //     [--lanes messages-messages|all|a,b] [--streams 1000] [--hold-ms 3000] [--rounds 2] [--snapshot]
 //     [--saturation S] [--pace-ms 20] [--gateway-flags '--trace-gc'] [--keep-logs DIR] [--store-false]
+//     [--max-bytes N]   (responses_store.max_bytes of both builds; default: the product's)
 //
 // With --open-streams N it runs the bench's "many open streams" row instead (lib/open-streams-memory.ts):
 // per build a fresh gateway holding N streams over the lanes at once (--pace-ms default 1000 there,
@@ -17,7 +18,7 @@
 // writes a heap snapshot of each build in the middle of the hold (V8's `--heapsnapshot-signal`; the
 // snapshot pauses the gateway, so the streams' timing of that round means nothing) to
 // bench/results/profiles/.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
   // --store-false: the Responses door's requests say `store: false` (default: unset, as real callers send).
   const bodyOptions = flags.has('store-false') ? { store: false as const } : {};
   const saturationS = Number(flags.get('saturation') ?? 0);
+  const maxBytes = flags.has('max-bytes') ? Number(flags.get('max-bytes')) : undefined;
   // Extra node flags for the gateways, e.g. --gateway-flags=--trace-gc (its output lands in the log).
   const gatewayFlags = (flags.get('gateway-flags') ?? '').split(' ').filter(Boolean);
   const keepLogs = flags.get('keep-logs');
@@ -122,6 +124,8 @@ async function main(): Promise<void> {
         const port = await freePort();
         const config = path.join(tmp, `gateway-${build.name}.yaml`);
         writeGatewayConfig(config, { port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 2048 });
+        // --max-bytes N: the stored answers' bound (responses_store.max_bytes) instead of the default.
+        if (maxBytes !== undefined) appendFileSync(config, `responses_store:\n  max_bytes: ${maxBytes}\n`);
         const probeFile = path.join(tmp, `probe-${build.name}-${round}.jsonl`);
         const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', SWITCHYARD_BENCH_MEMORY_PROBE: probeFile };
         delete env.SWITCHYARD_CONFIG;
