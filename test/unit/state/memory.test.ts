@@ -54,6 +54,24 @@ describe('memory state store', () => {
     expect(s.heldDocumentBytes()).toBeGreaterThanOrEqual(live);
   });
 
+  it('stored answers evicted in written order: the chunks hold the bound, not more (no holes, no chunk kept)', async () => {
+    // As the Responses store fills: a ~6 KB record, then a small item entry naming it, over and over.
+    const max = 8 * 1024 * 1024;
+    const s = new MemoryStateStore({ namespaces: [{ name: 'docs', maxBytes: max }] });
+    const record = (i: number) => Buffer.alloc(5800 + (i % 400), i % 251);
+    const entry = Buffer.alloc(30, 1);
+    let most = 0;
+    for (let i = 0; i < 20_000; i++) {
+      await s.putDoc('docs', 'resp_' + i, 'anonymous', record(i), 3_600_000);
+      await s.putDoc('docs', 'item:msg_' + i, 'anonymous', entry, 3_600_000);
+      if (i > 2000) most = Math.max(most, s.heldDocumentBytes());
+    }
+    expect(most).toBeGreaterThan(max - 256 * 1024);
+    // The current chunk's unused end and the oldest, partly evicted chunk: at most two chunks beyond the bound.
+    expect(most).toBeLessThanOrEqual(max + 2 * 256 * 1024);
+    expect(await s.getDoc('docs', 'resp_19999', 'anonymous')).toBeDefined();
+  });
+
   it('keeps exactly the newest documents through thousands of evictions, rewrites and deletes (its write-order queue compacts)', async () => {
     // 10 value bytes + id (5) + owner (1) = 16 bytes a document; the namespace holds 100, an owner 60.
     const s = new MemoryStateStore({ namespaces: [{ name: 'docs', maxBytes: 1600, ownerMaxBytes: 960 }] });
