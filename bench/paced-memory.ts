@@ -162,7 +162,10 @@ async function main(): Promise<void> {
               if (r.non2xx || r.errors) console.log(`  saturation ${lane.id}${stream ? ' stream' : ''}: ${r.non2xx} non-2xx, ${r.errors} errors`);
             }
           }
-          console.log(`round ${round + 1} ${build.name} saturation: VmHWM ${memoryMiB(gateway.pid).peakRssMiB.toFixed(1)} MiB; ${describePeak(await probePeak(gateway, probeFile))}`);
+          const sat = memoryMiB(gateway.pid);
+          const satPeak = await probePeak(gateway, probeFile);
+          // The paced peak starts from what the saturation left resident (the reset sets VmHWM to VmRSS).
+          console.log(`round ${round + 1} ${build.name} saturation: VmHWM ${sat.peakRssMiB.toFixed(1)} MiB, VmRSS after it ${sat.rssMiB.toFixed(1)}; ${describePeak(satPeak)}`);
           resetPeakRss(gateway.pid);
         }
         let snapshotTimer: NodeJS.Timeout | undefined;
