@@ -39,14 +39,18 @@ const SNAPSHOT_SIGNAL = 'SIGTTIN';
 
 type ProbePeak = Record<string, number> | null;
 
-/** SIGUSR2 to the memory probe: its peak sample since the last signal (lib/memory-probe.mjs). */
+/** SIGUSR2 to the memory probe: its peak sample since the last signal (lib/memory-probe.mjs), and the sample at the signal. */
 async function probePeak(gateway: Service, probeFile: string): Promise<ProbePeak> {
+  return (await probeReport(gateway, probeFile))?.peak ?? null;
+}
+
+async function probeReport(gateway: Service, probeFile: string): Promise<{ peak: Record<string, number>; now: Record<string, number> } | null> {
   const before = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').trim().split('\n').length : 0;
   gateway.child.kill('SIGUSR2');
   for (let i = 0; i < 40; i++) {
     await new Promise((res) => setTimeout(res, 50));
     const lines = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').trim().split('\n') : [];
-    if (lines.length > before) return (JSON.parse(lines[lines.length - 1]!) as { peak: Record<string, number> }).peak;
+    if (lines.length > before) return JSON.parse(lines[lines.length - 1]!) as { peak: Record<string, number>; now: Record<string, number> };
   }
   return null;
 }
@@ -163,9 +167,13 @@ async function main(): Promise<void> {
             }
           }
           const sat = memoryMiB(gateway.pid);
-          const satPeak = await probePeak(gateway, probeFile);
+          const satReport = await probeReport(gateway, probeFile);
+          const now = satReport?.now;
           // The paced peak starts from what the saturation left resident (the reset sets VmHWM to VmRSS).
-          console.log(`round ${round + 1} ${build.name} saturation: VmHWM ${sat.peakRssMiB.toFixed(1)} MiB, VmRSS after it ${sat.rssMiB.toFixed(1)}; ${describePeak(satPeak)}`);
+          console.log(
+            `round ${round + 1} ${build.name} saturation: VmHWM ${sat.peakRssMiB.toFixed(1)} MiB; ${describePeak(satReport?.peak ?? null)}; ` +
+              `after it: VmRSS ${sat.rssMiB.toFixed(1)}, heap ${now?.heapUsedMiB?.toFixed(0)}/${now?.heapTotalMiB?.toFixed(0)}, external ${now?.externalMiB?.toFixed(0)}`,
+          );
           resetPeakRss(gateway.pid);
         }
         let snapshotTimer: NodeJS.Timeout | undefined;
