@@ -5,6 +5,7 @@
 //   node --import tsx bench/paced-memory.ts --a bench/results/dist-a/main.js --b dist/main.js \
 //     [--lanes messages-messages|all|a,b] [--streams 1000] [--hold-ms 3000] [--rounds 2] [--snapshot]
 //     [--saturation S] [--pace-ms 20] [--gateway-flags '--trace-gc'] [--keep-logs DIR] [--store-false]
+//     [--max-bytes N]   (responses_store.max_bytes of both builds; default: the product's)
 //
 // With --open-streams N it runs the bench's "many open streams" row instead (lib/open-streams-memory.ts):
 // per build a fresh gateway holding N streams over the lanes at once (--pace-ms default 1000 there,
@@ -17,7 +18,7 @@
 // writes a heap snapshot of each build in the middle of the hold (V8's `--heapsnapshot-signal`; the
 // snapshot pauses the gateway, so the streams' timing of that round means nothing) to
 // bench/results/profiles/.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,14 +39,18 @@ const SNAPSHOT_SIGNAL = 'SIGTTIN';
 
 type ProbePeak = Record<string, number> | null;
 
-/** SIGUSR2 to the memory probe: its peak sample since the last signal (lib/memory-probe.mjs). */
+/** SIGUSR2 to the memory probe: its peak sample since the last signal (lib/memory-probe.mjs), and the sample at the signal. */
 async function probePeak(gateway: Service, probeFile: string): Promise<ProbePeak> {
+  return (await probeReport(gateway, probeFile))?.peak ?? null;
+}
+
+async function probeReport(gateway: Service, probeFile: string): Promise<{ peak: Record<string, number>; now: Record<string, number> } | null> {
   const before = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').trim().split('\n').length : 0;
   gateway.child.kill('SIGUSR2');
   for (let i = 0; i < 40; i++) {
     await new Promise((res) => setTimeout(res, 50));
     const lines = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').trim().split('\n') : [];
-    if (lines.length > before) return (JSON.parse(lines[lines.length - 1]!) as { peak: Record<string, number> }).peak;
+    if (lines.length > before) return JSON.parse(lines[lines.length - 1]!) as { peak: Record<string, number>; now: Record<string, number> };
   }
   return null;
 }
@@ -74,6 +79,7 @@ async function main(): Promise<void> {
   // --store-false: the Responses door's requests say `store: false` (default: unset, as real callers send).
   const bodyOptions = flags.has('store-false') ? { store: false as const } : {};
   const saturationS = Number(flags.get('saturation') ?? 0);
+  const maxBytes = flags.has('max-bytes') ? Number(flags.get('max-bytes')) : undefined;
   // Extra node flags for the gateways, e.g. --gateway-flags=--trace-gc (its output lands in the log).
   const gatewayFlags = (flags.get('gateway-flags') ?? '').split(' ').filter(Boolean);
   const keepLogs = flags.get('keep-logs');
@@ -122,6 +128,8 @@ async function main(): Promise<void> {
         const port = await freePort();
         const config = path.join(tmp, `gateway-${build.name}.yaml`);
         writeGatewayConfig(config, { port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 2048 });
+        // --max-bytes N: the stored answers' bound (responses_store.max_bytes) instead of the default.
+        if (maxBytes !== undefined) appendFileSync(config, `responses_store:\n  max_bytes: ${maxBytes}\n`);
         const probeFile = path.join(tmp, `probe-${build.name}-${round}.jsonl`);
         const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', SWITCHYARD_BENCH_MEMORY_PROBE: probeFile };
         delete env.SWITCHYARD_CONFIG;
@@ -158,7 +166,14 @@ async function main(): Promise<void> {
               if (r.non2xx || r.errors) console.log(`  saturation ${lane.id}${stream ? ' stream' : ''}: ${r.non2xx} non-2xx, ${r.errors} errors`);
             }
           }
-          console.log(`round ${round + 1} ${build.name} saturation: VmHWM ${memoryMiB(gateway.pid).peakRssMiB.toFixed(1)} MiB; ${describePeak(await probePeak(gateway, probeFile))}`);
+          const sat = memoryMiB(gateway.pid);
+          const satReport = await probeReport(gateway, probeFile);
+          const now = satReport?.now;
+          // The paced peak starts from what the saturation left resident (the reset sets VmHWM to VmRSS).
+          console.log(
+            `round ${round + 1} ${build.name} saturation: VmHWM ${sat.peakRssMiB.toFixed(1)} MiB; ${describePeak(satReport?.peak ?? null)}; ` +
+              `after it: VmRSS ${sat.rssMiB.toFixed(1)}, heap ${now?.heapUsedMiB?.toFixed(0)}/${now?.heapTotalMiB?.toFixed(0)}, external ${now?.externalMiB?.toFixed(0)}`,
+          );
           resetPeakRss(gateway.pid);
         }
         let snapshotTimer: NodeJS.Timeout | undefined;

@@ -33,7 +33,7 @@ describe('memory state store', () => {
     expect(Buffer.from(kept!).equals(value(0))).toBe(true);
   });
 
-  it('documents that leave out of order do not let old ones hold whole chunks: held memory stays within ~4x the documents', async () => {
+  it('documents that leave out of order do not let old ones hold whole chunks: held memory stays within ~2x the documents', async () => {
     // 1,000 quiet owners keep one 2 KB document each, written between a noisy owner's documents, which its
     // share evicts out of order: without emptying sparse chunks each quiet document would hold a 256 KiB chunk.
     const s = new MemoryStateStore({ namespaces: [{ name: 'docs', maxBytes: 64 * 1024 * 1024, ownerMaxBytes: 2 * 1024 * 1024 }] });
@@ -50,8 +50,26 @@ describe('memory state store', () => {
       live += 2000;
     }
     live += 2 * 1024 * 1024;
-    expect(s.heldDocumentBytes()).toBeLessThan(4 * live + 2 * 256 * 1024);
+    expect(s.heldDocumentBytes()).toBeLessThan(2 * live + 5 * 256 * 1024);
     expect(s.heldDocumentBytes()).toBeGreaterThanOrEqual(live);
+  });
+
+  it('stored answers evicted in written order: the chunks hold the bound, not more (no holes, no chunk kept)', async () => {
+    // As the Responses store fills: a ~6 KB record, then a small item entry naming it, over and over.
+    const max = 8 * 1024 * 1024;
+    const s = new MemoryStateStore({ namespaces: [{ name: 'docs', maxBytes: max }] });
+    const record = (i: number) => Buffer.alloc(5800 + (i % 400), i % 251);
+    const entry = Buffer.alloc(30, 1);
+    let most = 0;
+    for (let i = 0; i < 20_000; i++) {
+      await s.putDoc('docs', 'resp_' + i, 'anonymous', record(i), 3_600_000);
+      await s.putDoc('docs', 'item:msg_' + i, 'anonymous', entry, 3_600_000);
+      if (i > 2000) most = Math.max(most, s.heldDocumentBytes());
+    }
+    expect(most).toBeGreaterThan(max - 256 * 1024);
+    // The current chunk's unused end and the oldest, partly evicted chunk: at most two chunks beyond the bound.
+    expect(most).toBeLessThanOrEqual(max + 2 * 256 * 1024);
+    expect(await s.getDoc('docs', 'resp_19999', 'anonymous')).toBeDefined();
   });
 
   it('keeps exactly the newest documents through thousands of evictions, rewrites and deletes (its write-order queue compacts)', async () => {
@@ -94,5 +112,26 @@ describe('memory backend: claims are bounded by count', () => {
     expect(await s.claimOwners('responses', ['resp_0_0', 'resp_0_9999'])).toEqual([undefined, undefined]);
     const last = Math.ceil((MAX_MEMORY_CLAIMS + 2 * batch) / batch) - 1;
     expect(await s.claimOwners('responses', [`resp_${last}_0`, `resp_${last}_9999`])).toEqual(['bob', 'bob']);
+  });
+});
+
+describe('memory backend: long claims expire on a whole second', () => {
+  it('a claim of 1,000 s or more lasts its TTL and at most one second more; shorter ones expire to the millisecond', async () => {
+    let now = 1_700_000_000_123;
+    const s = new MemoryStateStore({ now: () => now });
+    const long = 30 * 24 * 3600_000;
+    await s.claim('responses', ['r:long', 'i:item'], 'alice', long);
+    await s.claim('responses', ['r:short'], 'alice', 999_999);
+    now += 999_999;
+    expect(await s.claimOwners('responses', ['r:long', 'r:short'])).toEqual(['alice', undefined]);
+    now += long - 999_999;
+    // The TTL has passed to the millisecond; the claim runs to the end of that second.
+    expect(await s.claimOwners('responses', ['r:long', 'i:item'])).toEqual(['alice', 'alice']);
+    now += 876; // 1_700_000_000_999 + long: still within the second
+    expect(await s.claimOwners('responses', ['r:long'])).toEqual(['alice']);
+    now += 1;
+    expect(await s.claimOwners('responses', ['r:long', 'i:item'])).toEqual([undefined, undefined]);
+    await s.claim('responses', ['r:long'], 'bob', long);
+    expect(await s.claimOwners('responses', ['r:long'])).toEqual(['bob']);
   });
 });
