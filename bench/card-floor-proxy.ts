@@ -1,5 +1,5 @@
 // CARD-FLOOR: the least a pass-through gateway built on the design card's blocks can do, as a control
-// for the stream targets. fastify with its JSON body parser reads the caller's body, the model alias is
+// for the targets set against FLOOR (streams, CPU per request, latency at a low rate). fastify with its JSON body parser reads the caller's body, the model alias is
 // mapped, the body re-serialised and sent through an undici Pool; the answer goes back as the upstream's
 // bytes (a stream chunk by chunk with backpressure, a JSON answer whole), never parsed. No auth, no
 // validation, no metrics, no log line, no usage: everything a real gateway adds is left out, so the
@@ -13,10 +13,10 @@
 // `--bare` runs FLOOR (bench/floor-proxy.ts) on the same config instead: the byte relay it is measured
 // against, in the same interleaved run.
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { parse } from 'yaml';
-import { pathToFileURL } from 'node:url';
 import { parseFlags } from './cli-flags.js';
 import { startFloorProxy } from './floor-proxy.js';
 
