@@ -14,11 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { admissionPlan, settlementCharges } from '../../src/access/admission-plan.js';
-import type { Caller } from '../../src/access/caller.js';
 import type { StateStore } from '../../src/state/types.js';
 import { startRedisServer } from '../../test/support/redis-server.js';
 import { parseFlags } from '../cli-flags.js';
+import { driveAdmissions } from './admission-load.js';
 
 const REPO = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const f = parseFlags(process.argv.slice(2));
@@ -26,12 +25,6 @@ const REQUESTS = Number(f.get('requests') ?? 6_000);
 const INFLIGHT = Number(f.get('inflight') ?? 12);
 const ROUNDS = Number(f.get('rounds') ?? 6);
 const trees = { A: path.resolve(f.get('a') ?? REPO), B: path.resolve(f.get('b') ?? REPO) };
-
-const caller = {
-  name: 'bench',
-  anonymous: false,
-  key: { limits: { rpm: 100_000_000, tpm: 1_000_000_000_000, concurrency: 1_000_000 }, budget: { usd: 1_000_000_000, period: 'month' } },
-} as unknown as Caller;
 
 async function loadStore(tree: string, prefix: string, url: string): Promise<StateStore> {
   let mod: { RedisStateStore: new (o: { url: string; keyPrefix: string }) => StateStore };
@@ -43,25 +36,7 @@ async function loadStore(tree: string, prefix: string, url: string): Promise<Sta
   return new mod.RedisStateStore({ url, keyPrefix: prefix });
 }
 
-async function oneRequest(store: StateStore): Promise<void> {
-  const now = Date.now();
-  const plan = admissionPlan(caller, now, 30 * 60_000);
-  const r = await store.admit(plan.checks);
-  if (!r.ok) throw new Error('refused');
-  await new Promise(setImmediate);
-  await store.settle(settlementCharges(caller, { tokens: 120, costMicros: 1234, modelAlias: 'm' }, now), r.leases);
-}
-
-async function drive(store: StateStore, n: number): Promise<void> {
-  let started = 0;
-  const lane = async () => {
-    while (started < n) {
-      started++;
-      await oneRequest(store);
-    }
-  };
-  await Promise.all(Array.from({ length: INFLIGHT }, lane));
-}
+const drive = (store: StateStore, n: number) => driveAdmissions(store, n, INFLIGHT);
 
 const server = await startRedisServer();
 const probe = new Redis(server.url);

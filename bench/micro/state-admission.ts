@@ -8,47 +8,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { admissionPlan, settlementCharges } from '../../src/access/admission-plan.js';
-import type { Caller } from '../../src/access/caller.js';
 import { FileStateStore } from '../../src/state/file-store.js';
 import { RedisStateStore } from '../../src/state/redis-store.js';
 import type { StateStore } from '../../src/state/types.js';
 import { startRedisServer } from '../../test/support/redis-server.js';
 import { parseFlags } from '../cli-flags.js';
+import { driveAdmissions } from './admission-load.js';
 
 const f = parseFlags(process.argv.slice(2));
 const REQUESTS = Number(f.get('requests') ?? 20_000);
 const INFLIGHT = Number(f.get('inflight') ?? 32);
 const BACKENDS = (f.get('backends') ?? 'file,redis').split(',');
 
-// The caller of bench/access-overhead.ts: rpm, tpm, concurrency and a monthly budget.
-const caller = {
-  name: 'bench',
-  anonymous: false,
-  key: { limits: { rpm: 100_000_000, tpm: 1_000_000_000_000, concurrency: 1_000_000 }, budget: { usd: 1_000_000_000, period: 'month' } },
-} as unknown as Caller;
-
-async function oneRequest(store: StateStore): Promise<void> {
-  const now = Date.now();
-  const plan = admissionPlan(caller, now, 30 * 60_000);
-  const r = await store.admit(plan.checks);
-  if (!r.ok) throw new Error('refused');
-  // The answer comes back in a later event-loop turn, as from a real upstream (lmdb-js, for one, does
-  // per-turn work that a loop of bare promises would never trigger).
-  await new Promise(setImmediate);
-  await store.settle(settlementCharges(caller, { tokens: 120, costMicros: 1234, modelAlias: 'm' }, now), r.leases);
-}
-
-async function drive(store: StateStore, n: number): Promise<void> {
-  let started = 0;
-  const lane = async () => {
-    while (started < n) {
-      started++;
-      await oneRequest(store);
-    }
-  };
-  await Promise.all(Array.from({ length: INFLIGHT }, lane));
-}
+const drive = (store: StateStore, n: number) => driveAdmissions(store, n, INFLIGHT);
 
 async function redisCpuUs(client: Redis): Promise<number> {
   const info = await client.info('cpu');
