@@ -39,21 +39,32 @@ function closed(req: IncomingMessage): Promise<void> {
   return new Promise((resolve) => req.socket.once('close', () => resolve()));
 }
 
+/** What the upstream saw of a request, once its body is in; `answer` then writes the reply. */
+interface Seen {
+  method?: string;
+  url?: string;
+  auth?: string;
+  body: string;
+}
+function onWholeRequest(req: IncomingMessage, answer: (seen: Seen) => void): void {
+  let body = '';
+  req.on('data', (d) => (body += d));
+  req.on('end', () => answer({ method: req.method, url: req.url, auth: req.headers['x-api-key'] as string, body }));
+}
+
 const within = <T>(p: Promise<T>, ms = 5000): Promise<T> =>
   Promise.race([p, new Promise<T>((_r, reject) => setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms))]);
 
 describe('HttpClient.send', () => {
   it('returns the status, headers and body of the answer, and sends method, path, headers and body', async () => {
-    let seen: { method?: string; url?: string; auth?: string; body: string } = { body: '' };
-    const provider = await upstream((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        seen = { method: req.method, url: req.url, auth: req.headers['x-api-key'] as string, body };
+    let seen: Seen = { body: '' };
+    const provider = await upstream((req, res) =>
+      onWholeRequest(req, (s) => {
+        seen = s;
         res.writeHead(201, { 'content-type': 'application/json', 'x-request-id': 'req_1' });
         res.end('{"ok":true}');
-      });
-    });
+      }),
+    );
     const res = await client!.send(provider, { path: '/messages', headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body: '{"a":1}', signal: new AbortController().signal });
     expect(res.status).toBe(201);
     expect(res.headers['x-request-id']).toBe('req_1');
@@ -192,18 +203,16 @@ describe('HttpClient.send', () => {
 
 describe('HttpClient.sendWhole', () => {
   it('the whole answer as text (a character split across chunks) and when its headers came, sending method, path, headers and body; a 2xx keeps no headers', async () => {
-    let seen: { method?: string; url?: string; auth?: string; body: string } = { body: '' };
-    const provider = await upstream((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        seen = { method: req.method, url: req.url, auth: req.headers['x-api-key'] as string, body };
+    let seen: Seen = { body: '' };
+    const provider = await upstream((req, res) =>
+      onWholeRequest(req, (s) => {
+        seen = s;
         res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_1' });
         const bytes = Buffer.from('{"a":"éü"}');
         res.write(bytes.subarray(0, 8)); // inside the "é"
         setTimeout(() => res.end(bytes.subarray(8)), 80);
-      });
-    });
+      }),
+    );
     const res = await within(client!.sendWhole(provider, { path: '/messages', headers: { 'x-api-key': 'k' }, body: '{"a":1}', signal: new AbortSwitch() }, 1024));
     const ended = performance.now();
     expect(res).toEqual({ status: 200, headersAt: expect.any(Number), headers: {}, text: '{"a":"éü"}' });
