@@ -233,7 +233,7 @@ export class EventDelivery {
     const t0 = performance.now();
     // A stored answer is rendered again when read: its completed_at is fixed here, once.
     const completedAt = Math.max(gen.createdAt, Math.floor(Date.now() / 1000));
-    if (this.keepForStore) this.encodeCtx.completedAt = completedAt;
+    this.encodeCtx.completedAt = completedAt;
     const body = gen.codec.encodeResult(result, this.encodeCtx);
     gen.rec.encodeMs += performance.now() - t0;
     gen.commit();
