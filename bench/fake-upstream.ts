@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { parseFlags } from './cli-flags.js';
 import { announceReady, closeServer, listen } from './lib/serve.js';
 import type { Protocol } from './request-bodies.js';
-import { ID_WIDTH, prepareReply, stampId, type PreparedReply } from './upstream-replies.js';
+import { ID_WIDTH, pacingTick, prepareReply, stampId, type PreparedReply } from './upstream-replies.js';
 
 export interface FakeUpstreamOptions {
   host?: string;
@@ -23,7 +23,8 @@ export interface FakeUpstreamOptions {
   port?: number;
   /** SSE events per streamed answer (default 50). */
   events?: number;
-  /** Delay between streamed events in ms (0 = write them back to back). */
+  /** Delay between streamed deltas in ms (0 = write every event back to back); the framing events go
+   * with the first and the last delta, as a vendor sends them (upstream-replies.ts `pacingTick`). */
   paceMs?: number;
 }
 
@@ -113,23 +114,26 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       end();
       return;
     }
-    // Paced: first event at once, then one every paceMs on a drift-free schedule.
+    // Paced as a vendor streams (pacingTick): the opening events at once, one delta every paceMs on a
+    // drift-free schedule, the closing events with the last delta. Each event is its own write.
     const start = performance.now();
+    const n = chunks.length;
     let i = 0;
     let timer: NodeJS.Timeout | undefined;
     const tick = () => {
       if (done) return;
-      const late = performance.now() - (start + i * paceMs);
+      const t = pacingTick(reply, n, i);
+      const late = performance.now() - (start + t * paceMs);
       stats.pacingEvents++;
       if (late > stats.pacingLateMax) stats.pacingLateMax = late;
       if (late > 10) stats.pacingLateOver10ms++;
-      if (i === chunks.length - 1) {
+      for (; i < n - 1 && pacingTick(reply, n, i) === t; i++) res.write(chunks[i]);
+      if (i === n - 1 && pacingTick(reply, n, i) === t) {
         res.end(chunks[i]);
         end();
         return;
       }
-      res.write(chunks[i++]);
-      timer = setTimeout(tick, Math.max(0, start + i * paceMs - performance.now()));
+      timer = setTimeout(tick, Math.max(0, start + pacingTick(reply, n, i) * paceMs - performance.now()));
     };
     res.on('close', () => {
       if (!done) {

@@ -17,6 +17,9 @@ export interface PreparedReply {
   chunks: Buffer[];
   /** Per chunk, the byte offsets where the id placeholder sits (empty when none). */
   idSlots: number[][];
+  /** Streams: the framing events before the first delta and after the last (see `pacingTick`). */
+  opening: number;
+  closing: number;
 }
 
 export const INPUT_TOKENS = 612;
@@ -34,6 +37,21 @@ export const STREAM_OVERHEAD: Record<Protocol, number> = {
   // the closing frame with finishReason and usage
   gemini: 1,
 };
+
+/** Of STREAM_OVERHEAD, the events before the first delta (the rest come after the last). */
+export const STREAM_OPENING: Record<Protocol, number> = { messages: 3, responses: 4, chat: 1, gemini: 0 };
+
+/**
+ * When a paced stream writes chunk `i` of `n`, in ticks of the pacing: as a vendor streams, the framing
+ * events before the first delta at once (tick 0), then one delta per tick, and the closing events right
+ * after the last delta (in its tick). A provider's framing events leave together: pacing them too made a
+ * translated stream look late wherever the caller's protocol has no event for one of them.
+ */
+export function pacingTick(reply: Pick<PreparedReply, 'opening' | 'closing'>, n: number, i: number): number {
+  if (i < reply.opening) return 0;
+  const firstDeltaTick = reply.opening > 0 ? 1 : 0;
+  return Math.min(i, n - reply.closing - 1) - reply.opening + firstDeltaTick;
+}
 
 /** Terminal marker a complete stream of that protocol ends with (used by checks). */
 export const STREAM_TERMINAL: Record<Protocol, string> = {
@@ -96,10 +114,12 @@ function slotsOf(buf: Buffer): number[] {
   return slots;
 }
 
-function finish(stream: boolean, headers: string[], texts: string[]): PreparedReply {
+function finish(stream: boolean, headers: string[], texts: string[], protocol: Protocol): PreparedReply {
   const chunks = texts.map((t) => Buffer.from(t, 'utf8'));
   const flat = stream ? headers : [...headers, 'content-length', String(chunks[0]!.length)];
-  return { stream, headers: flat, chunks, idSlots: chunks.map(slotsOf) };
+  const opening = stream ? STREAM_OPENING[protocol] : 0;
+  const closing = stream ? STREAM_OVERHEAD[protocol] - opening : 0;
+  return { stream, headers: flat, chunks, idSlots: chunks.map(slotsOf), opening, closing };
 }
 
 const CREATED = 1763700000;
@@ -141,7 +161,7 @@ function messagesReply(model: string, stream: boolean, events: number): Prepared
       stop_sequence: null,
       usage: messagesUsage,
     };
-    return finish(false, messagesHeaders(false), [JSON.stringify(body)]);
+    return finish(false, messagesHeaders(false), [JSON.stringify(body)], 'messages');
   }
   const frames: string[] = [
     sse('message_start', {
@@ -172,7 +192,7 @@ function messagesReply(model: string, stream: boolean, events: number): Prepared
     }),
     sse('message_stop', { type: 'message_stop' }),
   );
-  return finish(true, messagesHeaders(true), frames);
+  return finish(true, messagesHeaders(true), frames, 'messages');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -241,7 +261,7 @@ function responsesReply(model: string, stream: boolean, events: number): Prepare
   const part = { type: 'output_text', annotations: [], logprobs: [], text: ANSWER_TEXT };
   const item = { id: itemId, type: 'message', status: 'completed', content: [part], role: 'assistant' };
   if (!stream) {
-    return finish(false, openaiHeaders(false), [JSON.stringify(responseObject(model, 'completed', [item], responsesUsage))]);
+    return finish(false, openaiHeaders(false), [JSON.stringify(responseObject(model, 'completed', [item], responsesUsage))], 'responses');
   }
   let seq = 0;
   const frames: string[] = [];
@@ -264,7 +284,7 @@ function responsesReply(model: string, stream: boolean, events: number): Prepare
   push('response.content_part.done', { ...where, part });
   push('response.output_item.done', { output_index: 0, item });
   push('response.completed', { response: responseObject(model, 'completed', [item], responsesUsage) });
-  return finish(true, openaiHeaders(true), frames);
+  return finish(true, openaiHeaders(true), frames, 'responses');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -296,7 +316,7 @@ function chatReply(model: string, stream: boolean, events: number): PreparedRepl
       usage: chatUsage,
       ...tail,
     };
-    return finish(false, openaiHeaders(false), [JSON.stringify(body)]);
+    return finish(false, openaiHeaders(false), [JSON.stringify(body)], 'chat');
   }
   const chunk = (delta: Record<string, unknown>, finishReason: string | null, i: number) =>
     chatFrame({ ...head, ...tail, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], usage: null, obfuscation: obfuscation(i) });
@@ -305,7 +325,7 @@ function chatReply(model: string, stream: boolean, events: number): PreparedRepl
   frames.push(chunk({}, 'stop', frames.length));
   frames.push(chatFrame({ ...head, ...tail, choices: [], usage: chatUsage, obfuscation: obfuscation(frames.length) }));
   frames.push('data: [DONE]\n\n');
-  return finish(true, openaiHeaders(true), frames);
+  return finish(true, openaiHeaders(true), frames, 'chat');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -334,7 +354,7 @@ function geminiReply(model: string, stream: boolean, events: number): PreparedRe
   const tail = { modelVersion: model, responseId: ID_PLACEHOLDER };
   if (!stream) {
     const body = { candidates: [{ content: { parts: [{ text: ANSWER_TEXT }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: geminiUsage, ...tail };
-    return finish(false, geminiHeaders(false), [JSON.stringify(body)]);
+    return finish(false, geminiHeaders(false), [JSON.stringify(body)], 'gemini');
   }
   const running = { promptTokenCount: INPUT_TOKENS, totalTokenCount: INPUT_TOKENS, promptTokensDetails: geminiUsage.promptTokensDetails };
   const frame = (data: unknown) => `data: ${JSON.stringify(data)}\r\n\r\n`;
@@ -342,7 +362,7 @@ function geminiReply(model: string, stream: boolean, events: number): PreparedRe
     frame({ candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }], usageMetadata: running, ...tail }),
   );
   frames.push(frame({ candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: geminiUsage, ...tail }));
-  return finish(true, geminiHeaders(true), frames);
+  return finish(true, geminiHeaders(true), frames, 'gemini');
 }
 
 export function prepareReply(protocol: Protocol, model: string, stream: boolean, events: number): PreparedReply {

@@ -8,7 +8,7 @@ import { startFakeUpstream, type FakeUpstream } from '../../../bench/fake-upstre
 import { startFloorProxy, type FloorProxy } from '../../../bench/floor-proxy.js';
 import { SseLineRewriter, startJsonFloorProxy, type JsonFloorProxy } from '../../../bench/json-floor-proxy.js';
 import { ENDPOINT, geminiPath, requestBody, requestHeaders, type Protocol } from '../../../bench/request-bodies.js';
-import { splitText, STREAM_TERMINAL } from '../../../bench/upstream-replies.js';
+import { pacingTick, splitText, STREAM_OPENING, STREAM_OVERHEAD, STREAM_TERMINAL } from '../../../bench/upstream-replies.js';
 
 const EVENTS = 12;
 const PROTOCOLS: Protocol[] = ['messages', 'responses', 'chat'];
@@ -20,7 +20,7 @@ let jsonFloor: JsonFloorProxy;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream({ events: EVENTS });
-  paced = await startFakeUpstream({ events: 5, paceMs: 20 });
+  paced = await startFakeUpstream({ events: 8, paceMs: 40 });
   floor = await startFloorProxy({ upstream: upstream.url, connections: 8 });
   // JSON-FLOOR maps the model the way the gateway maps an alias; the fake upstream echoes what it saw.
   jsonFloor = await startJsonFloorProxy({
@@ -187,13 +187,26 @@ describe('bench fake upstream, FLOOR and JSON-FLOOR proxies', () => {
     expect(await res.body.text()).toMatch(/not JSON/);
   });
 
-  it('paces streamed events', async () => {
+  it('paces the deltas, as a vendor streams: framing events with the first and the last delta', async () => {
+    // 8 events: Messages' 3 opening events, 2 deltas, 3 closing events. Each event its own write.
     const t0 = performance.now();
-    const res = await post(paced.url, ENDPOINT.messages, 'messages', true);
-    const elapsed = performance.now() - t0;
-    // 5 events asked, but a Messages stream needs its 6 framing events plus one delta.
-    expect(frames(res.text)).toHaveLength(7);
-    expect(elapsed).toBeGreaterThanOrEqual(6 * 20 - 2);
+    const res = await request(paced.url + ENDPOINT.messages, { method: 'POST', headers: requestHeaders('messages'), body: requestBody('messages', 'model-messages', true) });
+    const arrivals: { ms: number; events: string[] }[] = [];
+    for await (const chunk of res.body) arrivals.push({ ms: performance.now() - t0, events: [...String(chunk).matchAll(/^event: (\S+)/gm)].map((m) => m[1]!) });
+    const tickOf = (event: string, nth = 0) => Math.round(arrivals.filter((a) => a.events.includes(event))[nth]!.ms / 40);
+    expect(arrivals.flatMap((a) => a.events)).toEqual(['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect([tickOf('message_start'), tickOf('ping')]).toEqual([0, 0]);
+    expect([tickOf('content_block_delta', 0), tickOf('content_block_delta', 1)]).toEqual([1, 2]);
+    expect([tickOf('content_block_stop'), tickOf('message_stop')]).toEqual([2, 2]);
+  });
+
+  it('schedules each protocol’s framing events with its first and last delta', () => {
+    // Responses: 4 opening, 4 closing; 10 chunks = 2 deltas.
+    const responses = { opening: STREAM_OPENING.responses, closing: STREAM_OVERHEAD.responses - STREAM_OPENING.responses };
+    expect(Array.from({ length: 10 }, (_, i) => pacingTick(responses, 10, i))).toEqual([0, 0, 0, 0, 1, 2, 2, 2, 2, 2]);
+    // Gemini has no opening event: its first delta leaves at once.
+    const gemini = { opening: 0, closing: STREAM_OVERHEAD.gemini };
+    expect(Array.from({ length: 4 }, (_, i) => pacingTick(gemini, 4, i))).toEqual([0, 1, 2, 2]);
   });
 
   it('splits text into the requested number of non-empty pieces', () => {
