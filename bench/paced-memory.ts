@@ -106,6 +106,7 @@ async function main(): Promise<void> {
             log: (m) => console.log(`  ${m}`),
           });
           console.log(`round ${round + 1} ${build.name}: ${describeOpenStreams(r)}`);
+          if (keepLogs) copyFileSync(path.join(tmp, 'open-streams-gateway.log'), path.join(keepLogs, `open-streams-gateway-${build.name}-${round}.log`));
           if (r.snapshot) console.log(`  heap snapshot: ${path.relative(REPO, r.snapshot)} (idle beside it)`);
           console.log(`  gap p99 by lane: ${Object.entries(r.laneGapP99Ms).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')} ms`);
         }

@@ -31,7 +31,7 @@ import { AUX_BOUND_MARK, buildRows, formatTable, type MemoryProbeSample, type Ra
 import { freePort, startService, stopAll, type Service } from './lib/services.js';
 import { summarize } from './lib/stats.js';
 import { pacedStreams, ttfbLoop, type StreamTarget } from './lib/stream-clients.js';
-import { describeOpenStreams, measureOpenStreams, openStreamsRows, type OpenStreamsResult } from './lib/open-streams-memory.js';
+import { describeOpenStreams, heldEvents, measureFloorGaps, measureOpenStreams, openStreamsRows, type OpenStreamsResult } from './lib/open-streams-memory.js';
 import { measureStateBackends, stateRows, STATE_BACKENDS, type StateBackend, type StateRun } from './lib/state-scenario.js';
 
 const REPO = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -56,6 +56,8 @@ const HELP = `usage: node --import tsx bench/run.ts [options]   (npm run bench -
   --open-streams-pace-ms N  pacing of the open-streams row (default 1000: what this machine's load
                         generator and fake upstream sustain for 10,000 streams)
   --open-streams-hold-ms N  its hold after the ramp (default 40000; quick 10000)
+  --held-streams N      the open-streams scenario's first row: N streams at --pace-ms held at once by a
+                        fresh gateway (default 1000, the issue's 200 MiB count; smoke 20)
   --lanes a,b           lanes by id: ${LANES.map((l) => l.id).join(', ')}
   --scenarios a,b       sat-json, sat-stream, rate, ttfb, paced, open-streams, metrics, log-warn, store-false,
                         state (default all)
@@ -97,6 +99,9 @@ interface Options {
   openStreamsPaceMs: number;
   openStreamsRampMs: number;
   openStreamsHoldMs: number;
+  heldStreams: number;
+  heldRampMs: number;
+  heldHoldMs: number;
   lanes: Lane[];
   scenarios: Set<string>;
   stateBackends: StateBackend[];
@@ -123,10 +128,11 @@ function parseOptions(argv: string[]): Options {
   const preset = {
     // Sized so the whole suite stays near 15 minutes on 2 CPUs.
     // The open-streams row: 10,000 streams ramped over 30 s (faster ramps overflowed the gateway's accept
-    // queue on a loaded 2-CPU machine), held 40 s (quick: 10 s), one event a second each.
-    full: { durationS: 4, rateDurationS: 3, warmupS: 1, runs: 3, ttfbDurationS: 1.5, ttfbMaxSamples: 2000, pacedStreams: 1000, pacedRampMs: 1000, pacedHoldMs: 3000, openStreams: 10_000, openStreamsRampMs: 30_000, openStreamsHoldMs: 40_000, openStreamsPaceMs: 1000 },
-    quick: { durationS: 1, rateDurationS: 1, warmupS: 0.5, runs: 3, ttfbDurationS: 0.5, ttfbMaxSamples: 500, pacedStreams: 1000, pacedRampMs: 500, pacedHoldMs: 1500, openStreams: 10_000, openStreamsRampMs: 30_000, openStreamsHoldMs: 10_000, openStreamsPaceMs: 1000 },
-    smoke: { durationS: 0.3, rateDurationS: 0.3, warmupS: 0, runs: 1, ttfbDurationS: 0.2, ttfbMaxSamples: 20, pacedStreams: 20, pacedRampMs: 100, pacedHoldMs: 300, openStreams: 200, openStreamsRampMs: 500, openStreamsHoldMs: 1000, openStreamsPaceMs: 200 },
+    // queue on a loaded 2-CPU machine), held 40 s (quick: 10 s), one event a second each. Before it, 1,000
+    // streams at the paced streams' 20 ms, ramped over 5 s (quick 3 s) and held 20 s (quick 10 s).
+    full: { durationS: 4, rateDurationS: 3, warmupS: 1, runs: 3, ttfbDurationS: 1.5, ttfbMaxSamples: 2000, pacedStreams: 1000, pacedRampMs: 1000, pacedHoldMs: 3000, openStreams: 10_000, openStreamsRampMs: 30_000, openStreamsHoldMs: 40_000, openStreamsPaceMs: 1000, heldStreams: 1000, heldRampMs: 5000, heldHoldMs: 20_000 },
+    quick: { durationS: 1, rateDurationS: 1, warmupS: 0.5, runs: 3, ttfbDurationS: 0.5, ttfbMaxSamples: 500, pacedStreams: 1000, pacedRampMs: 500, pacedHoldMs: 1500, openStreams: 10_000, openStreamsRampMs: 30_000, openStreamsHoldMs: 10_000, openStreamsPaceMs: 1000, heldStreams: 1000, heldRampMs: 3000, heldHoldMs: 10_000 },
+    smoke: { durationS: 0.3, rateDurationS: 0.3, warmupS: 0, runs: 1, ttfbDurationS: 0.2, ttfbMaxSamples: 20, pacedStreams: 20, pacedRampMs: 100, pacedHoldMs: 300, openStreams: 200, openStreamsRampMs: 500, openStreamsHoldMs: 1000, openStreamsPaceMs: 200, heldStreams: 20, heldRampMs: 100, heldHoldMs: 500 },
   }[mode];
   const num = (name: string, fallback: number) => (f.has(name) ? Number(f.get(name)) : fallback);
   const durationS = num('duration', preset.durationS);
@@ -161,6 +167,9 @@ function parseOptions(argv: string[]): Options {
     openStreamsPaceMs: num('open-streams-pace-ms', preset.openStreamsPaceMs),
     openStreamsRampMs: preset.openStreamsRampMs,
     openStreamsHoldMs: num('open-streams-hold-ms', preset.openStreamsHoldMs),
+    heldStreams: num('held-streams', preset.heldStreams),
+    heldRampMs: preset.heldRampMs,
+    heldHoldMs: preset.heldHoldMs,
     lanes,
     scenarios,
     stateBackends,
@@ -338,7 +347,7 @@ async function main(): Promise<void> {
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const tsx = (script: string, flags: string[]) => ['--import', 'tsx', path.join(REPO, 'bench', script), ...flags];
-  const raw: RawResults & { state?: StateRun[]; openStreams?: OpenStreamsResult } = { satJson: {}, satStream: {}, rate: {}, ratePooled: {}, ttfb: {}, ttfbPooled: {}, paced: {}, memory: {}, memoryTimeline: [], memoryPeaks: {}, broken: {} };
+  const raw: RawResults & { state?: StateRun[]; openStreams?: OpenStreamsResult[] } = { satJson: {}, satStream: {}, rate: {}, ratePooled: {}, ttfb: {}, ttfbPooled: {}, paced: {}, memory: {}, memoryTimeline: [], memoryPeaks: {}, broken: {} };
   const notes: string[] = [];
   let exitCode = 0;
 
@@ -452,7 +461,7 @@ async function main(): Promise<void> {
       (opts.scenarios.has('rate') ? nMain * opts.runs * opts.rateDurationS : 0) +
       (opts.scenarios.has('ttfb') ? nMain * opts.runs * opts.ttfbDurationS : 0) +
       (opts.scenarios.has('paced') ? nMain * ((opts.pacedRampMs + opts.pacedHoldMs) / 1000 + 1.5) : 0) +
-      (opts.scenarios.has('open-streams') && gatewayMeasured ? (opts.openStreamsRampMs + opts.openStreamsHoldMs) / 1000 + 15 : 0);
+      (opts.scenarios.has('open-streams') && gatewayMeasured ? (2 * (opts.openStreamsRampMs + opts.openStreamsHoldMs + opts.heldRampMs + opts.heldHoldMs)) / 1000 + 40 : 0);
     log(`measuring ${nMain} systems (+${nSat - nMain} gateway variants at saturation) × ${opts.runs} runs, about ${Math.ceil(est / 60)} min`);
 
     if (opts.nice !== null) {
@@ -675,37 +684,38 @@ async function main(): Promise<void> {
 
     snapshot('after paced streams');
 
-    // ---- many open streams: one fresh gateway holds them all at once, over every lane
-    let openStreams: OpenStreamsResult | undefined;
+    // ---- many open streams: one fresh gateway holds them all at once, over every lane; then FLOOR the same
+    // streams (its gaps are the apparatus's and one bare Node hop's). First the issue's 1,000 at 20 ms, then
+    // 10,000 at the pacing this machine's apparatus sustains. Every stream outlasts the hold (the issue's
+    // streams are two minutes long): the client cuts them at its end.
+    const openStreams: OpenStreamsResult[] = [];
     if (opts.scenarios.has('open-streams') && gatewayMeasured) {
       // Not pinned: the row measures memory, and 10,000 streams' events are more than the aux CPU alone
       // carries for the load generator and the fake upstream on a shared machine (streams then time out).
       // Its gateway and fake upstream inherit this process's affinity: every CPU.
       pinner.unpin([]);
-      try {
-        openStreams = await measureOpenStreams({
-          repo: REPO,
-          tmp,
-          entry: main,
-          streams: opts.openStreams,
-          paceMs: opts.openStreamsPaceMs,
-          events: opts.events,
-          rampMs: opts.openStreamsRampMs,
-          holdMs: opts.openStreamsHoldMs,
-          lanes: opts.lanes,
-          log,
-        });
-        raw.openStreams = openStreams;
-        log(`open streams: ${describeOpenStreams(openStreams)}`);
-        if (openStreams.fdCapped) notes.push(`open streams: ${openStreams.streams} instead of ${openStreams.requested}: this process's open-files limit is ${openStreams.fdLimit} and each stream takes two sockets in the gateway`);
-        if (openStreams.failures > openStreams.streams / 100) {
-          raw.broken['open-streams'] = `${openStreams.failures} of ${openStreams.streams} streams failed: ${openStreams.firstFailure}`;
+      const runs = [
+        { key: 'held-streams', streams: opts.heldStreams, paceMs: opts.paceMs, rampMs: opts.heldRampMs, holdMs: opts.heldHoldMs },
+        { key: 'open-streams', streams: opts.openStreams, paceMs: opts.openStreamsPaceMs, rampMs: opts.openStreamsRampMs, holdMs: opts.openStreamsHoldMs },
+      ];
+      for (const run of runs) {
+        const shape = { repo: REPO, streams: run.streams, paceMs: run.paceMs, events: heldEvents(run), rampMs: run.rampMs, holdMs: run.holdMs, lanes: opts.lanes, log };
+        try {
+          const r = await measureOpenStreams({ ...shape, tmp, entry: main });
+          log(`open streams: ${describeOpenStreams(r)}`);
+          r.floor = await measureFloorGaps(shape);
+          openStreams.push(r);
+          if (r.fdCapped) notes.push(`open streams: ${r.streams} instead of ${r.requested}: this process's open-files limit is ${r.fdLimit} and each stream takes two sockets in the gateway`);
+          if (r.failures > r.streams / 100) {
+            raw.broken[run.key] = `${r.failures} of ${r.streams} streams failed: ${r.firstFailure}`;
+            exitCode = 1;
+          }
+        } catch (err) {
+          raw.broken[run.key] = `open streams: ${(err as Error).message.slice(0, 400)}`;
           exitCode = 1;
         }
-      } catch (err) {
-        raw.broken['open-streams'] = `open streams: ${(err as Error).message.slice(0, 400)}`;
-        exitCode = 1;
       }
+      raw.openStreams = openStreams;
     }
 
     // ---- a two-turn previous_response_id conversation per state backend (a gateway process each)
@@ -761,7 +771,7 @@ async function main(): Promise<void> {
 
     // ---- report
     const rows = buildRows({ raw, lanes: opts.lanes, cellsByLane, pacedConcurrency: opts.pacedStreams, gatewayMeasured, scenarios: opts.scenarios });
-    if (openStreams) rows.push(...openStreamsRows(openStreams, opts.lanes));
+    for (const r of openStreams) rows.push(...openStreamsRows(r, opts.lanes));
     rows.push(...stateRows(raw.state ?? []));
     const finishedAt = new Date();
     process.stdout.write('\n' + formatTable(rows) + '\n');

@@ -6,7 +6,16 @@
 //   - peak RSS (VmHWM over the ramp and the hold) and the probe's breakdown at that peak;
 //   - live heap per open stream: heap used after two full GCs at the plateau, minus the same after a
 //     warm-up at idle, divided by the streams open at that moment;
-//   - sockets, the gateway's CPU, and the gaps between chunks beyond the pacing.
+//   - sockets, the gateway's CPU, and the gaps between chunks beyond the pacing;
+//   - FLOOR's gaps under the same streams (`measureFloorGaps`, a fresh FLOOR and fake upstream), since the
+//     issue judges the gateway's worst gap against FLOOR's + 50 ms: on a small machine the load generator
+//     and the fake upstream are late themselves, and FLOOR shows how much of a gap is theirs.
+//
+// The bench runs it twice: the issue's 1,000 streams at its 20 ms pacing (≤ 200 MiB), and 10,000 at one
+// event a second (≤ 1 GiB; what this machine's apparatus can pace). Streams outlast the hold in both, as
+// the issue's two-minute streams do: the row measures streams held, not streams started and finished
+// (the `paced` scenario's one-second streams, relaunched as they end, are a churn of 1,000 requests a
+// second and measure the heap V8 keeps for that allocation rate).
 //
 // 10,000 streams need 20,000 descriptors in the gateway (caller + upstream connection each): the count
 // is capped by the process's open-files limit (a container's hard limit cannot be raised from inside),
@@ -14,7 +23,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
-import { ENDPOINT, requestBody, requestHeaders } from '../request-bodies.js';
+import { ENDPOINT, geminiPath, requestBody, requestHeaders } from '../request-bodies.js';
 import { STREAM_TERMINAL } from '../upstream-replies.js';
 import type { FakeUpstreamStats } from '../fake-upstream.js';
 import { writeGatewayConfig } from './gateway-config.js';
@@ -85,12 +94,29 @@ export interface OpenStreamsResult {
   gapP99Ms: number;
   gapMaxMs: number;
   gapsOver100ms: number;
+  /** The worst lane's gaps after the ramp, all streams open (ms). */
+  holdGapP99Ms: number;
+  holdGapMaxMs: number;
   /** Each lane's p99 gap beyond the pacing (ms). */
   laneGapP99Ms: Record<string, number>;
   upstreamLateMaxMs: number | null;
   /** Gateway CPU over the ramp and hold, % of one CPU. */
   gatewayCpuPct: number;
   snapshot?: string;
+  /** FLOOR under the same streams, when measured (`measureFloorGaps`). */
+  floor?: FloorGaps;
+}
+
+/** FLOOR's gaps beyond the pacing under the same streams and lanes (each lane in the upstream's protocol). */
+export interface FloorGaps {
+  held: number;
+  failures: number;
+  firstFailure?: string;
+  gapP99Ms: number;
+  gapMaxMs: number;
+  holdGapP99Ms: number;
+  holdGapMaxMs: number;
+  upstreamLateMaxMs: number | null;
 }
 
 const SNAPSHOT_SIGNAL = 'SIGTTIN';
@@ -285,6 +311,8 @@ export async function measureOpenStreams(o: OpenStreamsOptions): Promise<OpenStr
       gapP99Ms: Math.max(...results.map((r) => r.excessGap.p99)),
       gapMaxMs: Math.max(...results.map((r) => r.excessGap.max)),
       gapsOver100ms: results.reduce((n, r) => n + r.excessGap.over100ms, 0),
+      holdGapP99Ms: Math.max(...results.map((r) => r.holdExcessGap.p99)),
+      holdGapMaxMs: Math.max(...results.map((r) => r.holdExcessGap.max)),
       laneGapP99Ms: Object.fromEntries(lanes.map((l, i) => [l.id, results[i]!.excessGap.p99])),
       upstreamLateMaxMs: upstreamStats.pacingLateMax ?? null,
       gatewayCpuPct: (cpuS / elapsedS) * 100,
@@ -292,6 +320,60 @@ export async function measureOpenStreams(o: OpenStreamsOptions): Promise<OpenStr
     };
   } finally {
     await gateway.stop();
+    await upstream.stop();
+  }
+}
+
+/** Events per stream for streams that outlast the ramp, the hold and the measurements at its end (a minute
+ * more): every stream is still open when the client cuts it, as the issue's two-minute streams would be. */
+export function heldEvents(o: { rampMs: number; holdMs: number; paceMs: number }): number {
+  return Math.ceil((o.rampMs + o.holdMs + 60_000) / o.paceMs);
+}
+
+/** The same streams through FLOOR (a fresh FLOOR and fake upstream): the gaps the apparatus and one bare
+ * Node hop make, for the gateway's to be judged against. */
+export async function measureFloorGaps(o: Pick<OpenStreamsOptions, 'repo' | 'streams' | 'paceMs' | 'events' | 'rampMs' | 'holdMs' | 'lanes' | 'log'>): Promise<FloorGaps> {
+  const streams = streamsWithin(openFilesLimit(), o.streams);
+  const tsx = (file: string, args: string[]) => ['--import', 'tsx', path.join(o.repo, 'bench', file), ...args];
+  const upstream = await startService({ name: 'open-streams-floor-upstream', cwd: o.repo, args: tsx('fake-upstream.ts', ['--port', '0', '--events', String(o.events), '--pace-ms', String(o.paceMs)]) });
+  const floor = await startService({ name: 'open-streams-floor', cwd: o.repo, args: tsx('floor-proxy.ts', ['--port', '0', '--upstream', upstream.origin, '--connections', String(streams + 64)]) });
+  try {
+    const perLane = o.lanes.map((_, i) => Math.floor(streams / o.lanes.length) + (i < streams % o.lanes.length ? 1 : 0));
+    const results = await Promise.all(
+      o.lanes.map((lane, i) => {
+        // FLOOR relays bytes: each lane's request is already in its upstream's protocol.
+        const model = gatewayModel(lane.upstream, false);
+        return pacedStreams(
+          {
+            origin: floor.origin,
+            path: lane.upstream === 'gemini' ? geminiPath(model, true) : ENDPOINT[lane.upstream],
+            headers: requestHeaders(lane.upstream),
+            body: requestBody(lane.upstream, model, true),
+            terminal: STREAM_TERMINAL[lane.upstream],
+          },
+          { concurrency: perLane[i]!, rampMs: o.rampMs, holdMs: o.holdMs, paceMs: o.paceMs, drainMs: 0, cutAtEnd: true, connectTimeoutMs: 30_000 },
+        );
+      }),
+    );
+    const stats = (await (await request(upstream.origin + '/_stats')).body.json()) as FakeUpstreamStats;
+    const failures = results.reduce((n, r) => n + r.failures, 0);
+    const gaps: FloorGaps = {
+      held: results.reduce((n, r) => n + r.minHeld, 0),
+      failures,
+      ...(failures ? { firstFailure: results.find((r) => r.firstFailure)?.firstFailure } : {}),
+      gapP99Ms: Math.max(...results.map((r) => r.excessGap.p99)),
+      gapMaxMs: Math.max(...results.map((r) => r.excessGap.max)),
+      holdGapP99Ms: Math.max(...results.map((r) => r.holdExcessGap.p99)),
+      holdGapMaxMs: Math.max(...results.map((r) => r.holdExcessGap.max)),
+      upstreamLateMaxMs: stats.pacingLateMax ?? null,
+    };
+    o.log?.(
+      `open streams through FLOOR: held ≥${gaps.held}, ${failures} failed, gap beyond pacing p99 ${gaps.gapP99Ms.toFixed(1)} max ${gaps.gapMaxMs.toFixed(1)} ms, ` +
+        `after the ramp p99 ${gaps.holdGapP99Ms.toFixed(1)} max ${gaps.holdGapMaxMs.toFixed(1)} ms (upstream late max ${gaps.upstreamLateMaxMs?.toFixed(1)})`,
+    );
+    return gaps;
+  } finally {
+    await floor.stop();
     await upstream.stop();
   }
 }
@@ -304,23 +386,41 @@ export function describeOpenStreams(r: OpenStreamsResult): string {
     `${r.streams} streams (held ≥${r.held}, ${r.openAtPlateau} open at the plateau), one event every ${r.paceMs} ms: peak RSS ${f(r.peakRssMiB, 1)} MiB ` +
     `(heap ${f(p?.heapUsedMiB)}/${f(p?.heapTotalMiB)}, external ${f(p?.externalMiB)}, pool sockets ${p?.maxPoolSockets ?? '?'}, other TCP ${p?.maxOtherTcpHandles ?? '?'}); ` +
     `live heap ${f(r.idle?.heapUsedMiB, 1)} idle → ${f(r.plateau?.heapUsedMiB, 1)} MiB = ${f(r.liveHeapPerStreamKiB, 1)} KiB per open stream (full GC ${f(r.plateau?.gcMs)} ms); ` +
-    `gap beyond pacing p99 ${f(r.gapP99Ms, 1)} max ${f(r.gapMaxMs, 1)} ms (upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)}); gateway CPU ${f(r.gatewayCpuPct)}%; ` +
+    `gap beyond pacing p99 ${f(r.gapP99Ms, 1)} max ${f(r.gapMaxMs, 1)} ms, after the ramp p99 ${f(r.holdGapP99Ms, 1)} max ${f(r.holdGapMaxMs, 1)} ms (upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)}); gateway CPU ${f(r.gatewayCpuPct)}%; ` +
     `${r.completed} completed, ${r.cut} cut at the end, ${r.failures} failed${r.firstFailure ? ` (${r.firstFailure})` : ''}`
   );
 }
 
-/** The issue's target for 10,000 open streams on one process. */
+/** The issue's targets for streams held on one process: 10,000 within 1 GiB, 1,000 within 200 MiB. */
 export const OPEN_STREAMS_PEAK_RSS_MIB = 1024;
+export const HELD_STREAMS_PEAK_RSS_MIB = 200;
+/** The gateway's worst gap beyond the pacing may exceed FLOOR's by this much (ms). */
+export const GAP_OVER_FLOOR_MS = 50;
 
-/** The row's lines of the bench table: peak RSS (target ≤ 1 GiB), live heap per stream, gaps. */
+/** The peak RSS target for this count, or null when the row only reports: the issue's counts (1,000 and
+ * 10,000), judged when at least 95 % of them were held open (the open-files limit can cap 10,000). */
+export function peakTargetMiB(r: Pick<OpenStreamsResult, 'requested' | 'streams'>): number | null {
+  if (r.streams < 0.95 * r.requested) return null;
+  if (r.requested >= 10_000) return OPEN_STREAMS_PEAK_RSS_MIB;
+  if (r.requested === 1_000) return HELD_STREAMS_PEAK_RSS_MIB;
+  return null;
+}
+
+/** The row's lines of the bench table: peak RSS (against the issue's target for the count), live heap per
+ * stream, and the gaps (the worst against FLOOR's + 50 ms when FLOOR was measured). */
 export function openStreamsRows(r: OpenStreamsResult, lanes: Lane[]): Row[] {
   const blank = { direct: '', floor: '', jsonFloor: '', ratioJsonFloor: '', cpuFloor: '', cpuJsonFloor: '', cpuGateway: '', cpuRatio: '', cpuRatioJsonFloor: '', otherLoad: '' };
   const f = (n: number | undefined, d = 0) => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(d));
   const label = `${r.streams.toLocaleString('en-US')} open streams, 1 event / ${r.paceMs} ms`;
   const p = r.probe;
   const passThrough = lanes.filter((l) => l.kind === 'pass-through' && r.laneGapP99Ms[l.id] !== undefined).map((l) => r.laneGapP99Ms[l.id]!);
-  // Measured against the issue's count: fewer streams than asked (the open-files limit) cannot pass it.
-  const atScale = r.streams >= 0.95 * r.requested && r.requested >= 10_000;
+  const peakTarget = peakTargetMiB(r);
+  const fl = r.floor;
+  // FLOOR failing streams or holding fewer means the apparatus, not the gateway, set the gaps.
+  const floorClean = fl !== undefined && fl.failures === 0 && fl.held >= 0.95 * r.streams;
+  // Judged after the ramp, when every stream is open: the ramp's gaps are the cost of opening 10,000
+  // connections in 30 s (shown beside it), not of holding them.
+  const gapVerdict: Row['result'] = !fl ? 'info' : !floorClean ? 'inconclusive' : r.holdGapMaxMs <= fl.holdGapMaxMs + GAP_OVER_FLOOR_MS ? 'pass' : 'miss';
   return [
     {
       ...blank,
@@ -331,8 +431,8 @@ export function openStreamsRows(r: OpenStreamsResult, lanes: Lane[]): Row[] {
         ? `heap ${f(p.heapUsedMiB)}/${f(p.heapTotalMiB)} MiB, external ${f(p.externalMiB)}, ${p.maxPoolSockets} pool sockets, ${p.maxOtherTcpHandles} other TCP; held ≥${r.held}, ${r.failures} failed`
         : '',
       cpuGateway: `${f(r.gatewayCpuPct)}% of a CPU`,
-      target: atScale ? `≤${OPEN_STREAMS_PEAK_RSS_MIB} MiB` : '(report)',
-      result: !Number.isFinite(r.peakRssMiB) ? 'skipped' : atScale ? (r.peakRssMiB <= OPEN_STREAMS_PEAK_RSS_MIB ? 'pass' : 'miss') : 'info',
+      target: peakTarget !== null ? `≤${peakTarget} MiB` : '(report)',
+      result: !Number.isFinite(r.peakRssMiB) ? 'skipped' : peakTarget !== null ? (r.peakRssMiB <= peakTarget ? 'pass' : 'miss') : 'info',
       values: { streams: r.streams, requested: r.requested, fdLimit: r.fdLimit, paceMs: r.paceMs, peakRssMiB: r.peakRssMiB, held: r.held, failures: r.failures, ...(p ?? {}) },
     },
     {
@@ -347,13 +447,22 @@ export function openStreamsRows(r: OpenStreamsResult, lanes: Lane[]): Row[] {
     },
     {
       ...blank,
-      scenario: `gap beyond pacing p99, ${label}`,
+      scenario: `gap beyond pacing, ${label}, after the ramp`,
       lane: 'all',
-      gateway: `pass-through ${f(Math.max(...passThrough), 1)} ms, all lanes ${f(r.gapP99Ms, 1)} ms`,
-      ratio: `max ${f(r.gapMaxMs, 1)} ms, ${r.gapsOver100ms} gaps >100 ms; upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)} ms`,
-      target: '(report)',
-      result: 'info',
-      values: { gapP99Ms: r.gapP99Ms, gapMaxMs: r.gapMaxMs, gapsOver100ms: r.gapsOver100ms, ...r.laneGapP99Ms },
+      floor: fl ? `max ${f(fl.holdGapMaxMs, 1)} ms, p99 ${f(fl.holdGapP99Ms, 1)}${fl.failures ? `, ${fl.failures} failed` : ''}` : '',
+      gateway: `max ${f(r.holdGapMaxMs, 1)} ms, p99 ${f(r.holdGapP99Ms, 1)}`,
+      ratio: `with the ramp: max ${f(r.gapMaxMs, 1)} ms, p99 ${f(r.gapP99Ms, 1)} (pass-through lanes ${f(Math.max(...passThrough), 1)})${fl ? `, FLOOR max ${f(fl.gapMaxMs, 1)}, p99 ${f(fl.gapP99Ms, 1)}` : ''}; upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)} ms${fl ? ` (FLOOR's ${f(fl.upstreamLateMaxMs ?? NaN, 1)})` : ''}`,
+      target: fl ? `max ≤ FLOOR's +${GAP_OVER_FLOOR_MS} ms` : '(report)',
+      result: gapVerdict,
+      values: {
+        gapP99Ms: r.gapP99Ms,
+        gapMaxMs: r.gapMaxMs,
+        holdGapP99Ms: r.holdGapP99Ms,
+        holdGapMaxMs: r.holdGapMaxMs,
+        gapsOver100ms: r.gapsOver100ms,
+        ...r.laneGapP99Ms,
+        ...(fl ? { floorGapP99Ms: fl.gapP99Ms, floorGapMaxMs: fl.gapMaxMs, floorHoldGapP99Ms: fl.holdGapP99Ms, floorHoldGapMaxMs: fl.holdGapMaxMs, floorFailures: fl.failures, floorHeld: fl.held } : {}),
+      },
     },
   ];
 }

@@ -209,7 +209,6 @@ export const TARGETS = {
   rateP50AddedUs: 150,
   rateP99AddedUs: 1000,
   ttfbAddedUs: 300,
-  pacedPeakRssMiB: 200,
 };
 
 const EMPTY = { direct: '', floor: '', jsonFloor: '', ratioJsonFloor: '', cpuFloor: '', cpuJsonFloor: '', cpuGateway: '', cpuRatio: '', cpuRatioJsonFloor: '' };
@@ -527,7 +526,10 @@ export function buildRows(input: ReportInput): Row[] {
     };
     peakRow('peak RSS at saturation (VmHWM)', raw.memoryPeaks.saturation, null);
     const n = input.pacedConcurrency;
-    peakRow(`peak RSS, ${n} paced streams (VmHWM${raw.memoryPeaks.paced?.wholeRun ? ', whole run' : ''})`, raw.memoryPeaks.paced, n >= 1000 ? TARGETS.pacedPeakRssMiB : null);
+    // One-second streams relaunched as they end (≈ n new streams a second) after the saturation phases: the
+    // heap V8 keeps for that churn and what saturation left resident. The issue's 200 MiB for 1,000 streams
+    // is for streams held open: the open-streams scenario's 1,000-stream row judges it.
+    peakRow(`peak RSS, ${n} paced 1-s streams relaunched, after saturation (VmHWM${raw.memoryPeaks.paced?.wholeRun ? ', whole run' : ''})`, raw.memoryPeaks.paced, null);
   }
   return rows;
 }

@@ -165,6 +165,8 @@ export interface PacedResult {
   maxInFlight: number;
   /** Inter-chunk gaps minus the pacing, ms. */
   excessGap: { p50: number; p99: number; p999: number; max: number; over100ms: number; samples: number };
+  /** The same, only the gaps that ended after the ramp (all streams open): what holding them costs. */
+  holdExcessGap: { p99: number; max: number; samples: number };
   streamMs: { p50: number; p99: number; max: number };
   framesPerStream: number;
   /** This client's own event-loop delay (ms): how much of the gaps the measuring side itself adds. */
@@ -215,6 +217,7 @@ export async function pacedStreams(target: StreamTarget, options: PacedOptions):
     bodyTimeout: 30_000,
   });
   const gaps = new MsHistogram();
+  const holdGaps = new MsHistogram();
   const durations = new MsHistogram();
   let inFlight = 0;
   let maxInFlight = 0;
@@ -229,6 +232,7 @@ export async function pacedStreams(target: StreamTarget, options: PacedOptions):
   let starting = true;
   let minHeld = Infinity;
 
+  const holdStart = performance.now() + options.rampMs;
   const launch = () => {
     if (!starting) return;
     inFlight++;
@@ -236,7 +240,10 @@ export async function pacedStreams(target: StreamTarget, options: PacedOptions):
     if (inFlight > maxInFlight) maxInFlight = inFlight;
     let last = NaN;
     void timedRequest(pool, target, (now) => {
-      if (!Number.isNaN(last) && recording) gaps.record(now - last - options.paceMs);
+      if (!Number.isNaN(last) && recording) {
+        gaps.record(now - last - options.paceMs);
+        if (now >= holdStart) holdGaps.record(now - last - options.paceMs);
+      }
       last = now;
     }).then((t) => {
       inFlight--;
@@ -260,7 +267,6 @@ export async function pacedStreams(target: StreamTarget, options: PacedOptions):
   for (let i = 0; i < options.concurrency; i++) {
     timers.push(setTimeout(launch, (i * options.rampMs) / options.concurrency));
   }
-  const holdStart = performance.now() + options.rampMs;
   const sampler = setInterval(() => {
     if (performance.now() >= holdStart && starting) minHeld = Math.min(minHeld, inFlight);
   }, 50);
@@ -296,6 +302,7 @@ export async function pacedStreams(target: StreamTarget, options: PacedOptions):
       over100ms: gaps.countAbove(100),
       samples: gaps.count,
     },
+    holdExcessGap: { p99: holdGaps.percentile(99), max: holdGaps.max, samples: holdGaps.count },
     streamMs: { p50: durations.percentile(50), p99: durations.percentile(99), max: durations.max },
     framesPerStream,
     clientLoopDelayMs: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },

@@ -1,8 +1,9 @@
 // The open-streams row's arithmetic: how many streams one gateway can hold under an open-files limit
-// (two sockets each), and when its peak RSS is judged against the 1 GiB.
+// (two sockets each), when its peak RSS is judged against the 1 GiB (10,000) or 200 MiB (1,000),
+// and the worst gap against FLOOR's + 50 ms.
 import { describe, expect, it } from 'vitest';
 import { LANES } from '../../../bench/lib/lanes.js';
-import { openStreamsRows, streamsWithin, type OpenStreamsResult } from '../../../bench/lib/open-streams-memory.js';
+import { heldEvents, openStreamsRows, streamsWithin, type OpenStreamsResult } from '../../../bench/lib/open-streams-memory.js';
 
 const result = (over: Partial<OpenStreamsResult>): OpenStreamsResult => ({
   requested: 10_000,
@@ -27,6 +28,8 @@ const result = (over: Partial<OpenStreamsResult>): OpenStreamsResult => ({
   gapP99Ms: 3000,
   gapMaxMs: 3100,
   gapsOver100ms: 10,
+  holdGapP99Ms: 2900,
+  holdGapMaxMs: 3000,
   laneGapP99Ms: Object.fromEntries(LANES.map((l) => [l.id, l.kind === 'pass-through' ? 12 : 3000])),
   upstreamLateMaxMs: 5,
   gatewayCpuPct: 40,
@@ -50,6 +53,35 @@ describe('open-streams row', () => {
     expect(openStreamsRows(result({ streams: 9_850, fdCapped: true }), LANES)[0]!.result).toBe('pass');
     expect(openStreamsRows(result({ streams: 5_000, fdCapped: true }), LANES)[0]!.result).toBe('info');
     expect(live!.gateway).toBe('26.6 KiB');
-    expect(gaps!.gateway).toBe('pass-through 12.0 ms, all lanes 3000.0 ms');
+    expect(gaps!.gateway).toBe('max 3000.0 ms, p99 2900.0');
+    expect(gaps!.ratio).toContain('with the ramp: max 3100.0 ms, p99 3000.0 (pass-through lanes 12.0)');
+  });
+
+  it('judges 1,000 held streams against 200 MiB, other counts only reported', () => {
+    const held = (over: Partial<OpenStreamsResult>) => result({ requested: 1_000, streams: 1_000, paceMs: 20, held: 1_000, ...over });
+    const [peak] = openStreamsRows(held({ peakRssMiB: 183 }), LANES);
+    expect(peak!.scenario).toBe('peak RSS, 1,000 open streams, 1 event / 20 ms (VmHWM)');
+    expect(peak!.target).toBe('≤200 MiB');
+    expect(peak!.result).toBe('pass');
+    expect(openStreamsRows(held({ peakRssMiB: 201 }), LANES)[0]!.result).toBe('miss');
+    expect(openStreamsRows(held({ requested: 2_000, streams: 2_000 }), LANES)[0]!.result).toBe('info');
+  });
+
+  it('judges the worst gap after the ramp against FLOOR’s + 50 ms, inconclusive when FLOOR itself lost streams', () => {
+    const floor = { held: 10_000, failures: 0, gapP99Ms: 60, gapMaxMs: 900, holdGapP99Ms: 40, holdGapMaxMs: 300, upstreamLateMaxMs: 250 };
+    const gaps = (over: Partial<OpenStreamsResult>) => openStreamsRows(result(over), LANES)[2]!;
+    expect(gaps({}).result).toBe('info');
+    // The ramp's worse gaps (opening the connections) are shown, not judged.
+    expect(gaps({ holdGapMaxMs: 350, gapMaxMs: 2000, floor }).result).toBe('pass');
+    expect(gaps({ holdGapMaxMs: 350.1, floor }).result).toBe('miss');
+    expect(gaps({ holdGapMaxMs: 350.1, floor }).floor).toBe('max 300.0 ms, p99 40.0');
+    expect(gaps({ holdGapMaxMs: 350, gapMaxMs: 2000, floor }).ratio).toContain('with the ramp: max 2000.0 ms');
+    expect(gaps({ floor: { ...floor, failures: 3 } }).result).toBe('inconclusive');
+    expect(gaps({ floor: { ...floor, held: 9_000 } }).result).toBe('inconclusive');
+  });
+
+  it('makes every stream outlast the ramp, the hold and a minute of measurements', () => {
+    expect(heldEvents({ rampMs: 3_000, holdMs: 10_000, paceMs: 20 })).toBe(3_650);
+    expect(heldEvents({ rampMs: 30_000, holdMs: 40_000, paceMs: 1000 })).toBe(130);
   });
 });
