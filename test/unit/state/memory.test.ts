@@ -113,6 +113,29 @@ describe('memory backend: claims are bounded by count', () => {
     const last = Math.ceil((MAX_MEMORY_CLAIMS + 2 * batch) / batch) - 1;
     expect(await s.claimOwners('responses', [`resp_${last}_0`, `resp_${last}_9999`])).toEqual(['bob', 'bob']);
   });
+
+  it('an id claimed again leaves by its newest claim, past the bound and at expiry', async () => {
+    let now = 1_700_000_000_000;
+    const s = new MemoryStateStore({ now: () => now });
+    const batch = 10_000;
+    await s.claim('responses', ['r:kept'], 'alice', 600_000);
+    for (let b = 0; b * batch < MAX_MEMORY_CLAIMS + 2 * batch; b++) {
+      now += 1;
+      await s.claim('responses', Array.from({ length: batch }, (_, i) => `resp_${b}_${i}`), 'bob', 600_000);
+      // Claimed again after the sixth batch: the bound's evictions (the two oldest batches' worth) pass over
+      // its first claim, as over one no longer the id's.
+      if (b === 5) await s.claim('responses', ['r:kept'], 'alice', 600_000);
+    }
+    expect(await s.claimOwners('responses', ['r:kept', 'resp_0_0', 'resp_1_0'])).toEqual(['alice', undefined, undefined]);
+
+    // Expiry: the first claim's time has passed, the newer one's (6 ms later) not.
+    now = 1_700_000_000_000 + 600_000;
+    await s.claim('responses', ['r:other'], 'carol', 600_000);
+    expect(await s.claimOwners('responses', ['r:kept'])).toEqual(['alice']);
+    now += 6;
+    await s.claim('responses', ['r:other'], 'carol', 600_000);
+    expect(await s.claimOwners('responses', ['r:kept', 'r:other'])).toEqual([undefined, 'carol']);
+  });
 });
 
 describe('memory backend: long claims expire on a whole second', () => {
