@@ -19,6 +19,8 @@ function cpuListMax(list: string): number {
 export class Pinner {
   readonly info: PinningInfo;
   private readonly current = new Map<number, string>();
+  /** This process's CPUs before any pinning (taskset's list), restored by `unpin`. */
+  private startCpus = '';
 
   constructor(wanted: boolean, sutCpu = 0, auxCpu = '1') {
     if (!wanted) {
@@ -35,7 +37,8 @@ export class Pinner {
       return;
     }
     try {
-      execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+      // "pid N's current affinity list: 0,1"
+      this.startCpus = execFileSync('taskset', ['-c', '-p', String(process.pid)], { encoding: 'utf8' }).trim().split(': ').pop()!;
     } catch {
       this.info = { enabled: false, reason: 'taskset not found (apt-get install util-linux)', sutCpu: null, auxCpu: null };
       return;
@@ -56,8 +59,9 @@ export class Pinner {
   /** Let `pids` (this process included) run on every CPU again; children started after inherit it. */
   unpin(pids: number[]): void {
     if (!this.info.enabled) return;
-    const all = `0-${os.availableParallelism() - 1}`;
-    for (const pid of [process.pid, ...pids]) this.pin(pid, all);
+    // The CPUs this process had at start: `os.availableParallelism()` counts the current affinity, which
+    // after `arrange` is one CPU, and "0-0" put everything on the system-under-test's CPU.
+    for (const pid of [process.pid, ...pids]) this.pin(pid, this.startCpus);
   }
 
   /** Put `sut` alone on the SUT CPU and every other pid (this process included) on the aux CPU. */
