@@ -2,6 +2,7 @@
 // construction) and by encoders that must repeat the whole output in a terminal event.
 import type { Finish, IrEvent, IrResult, OutputPart, ReasoningPart, StreamErrorInfo, TextPart, ToolCallPart, Usage } from './types.js';
 import { emptyUsage } from './types.js';
+import { keepFlat } from './keep-flat.js';
 
 export class EventFolder {
   id = '';
@@ -12,6 +13,8 @@ export class EventFolder {
   error: StreamErrorInfo | undefined;
   /** The part currently open (blocks are sequential, so one at a time). */
   private open: OutputPart | undefined;
+  /** Deltas appended so far (keepFlat). */
+  private appends = 0;
 
   push(ev: IrEvent): void {
     switch (ev.type) {
@@ -27,7 +30,7 @@ export class EventFolder {
         return;
       }
       case 'text-delta':
-        if (this.open?.type === 'text') this.open.text += ev.text;
+        if (this.open?.type === 'text') this.open.text = keepFlat(this.open.text + ev.text, ++this.appends);
         return;
       case 'reasoning-start': {
         const part: ReasoningPart = { type: 'reasoning', text: '' };
@@ -36,7 +39,7 @@ export class EventFolder {
         return;
       }
       case 'reasoning-delta':
-        if (this.open?.type === 'reasoning') this.open.text += ev.text;
+        if (this.open?.type === 'reasoning') this.open.text = keepFlat(this.open.text + ev.text, ++this.appends);
         return;
       case 'reasoning-part-break':
         if (this.open?.type === 'reasoning' && this.open.text !== '') this.open.text += '\n\n';
@@ -53,7 +56,7 @@ export class EventFolder {
         return;
       }
       case 'tool-call-delta':
-        if (this.open?.type === 'tool-call') this.open.arguments += ev.argumentsDelta;
+        if (this.open?.type === 'tool-call') this.open.arguments = keepFlat(this.open.arguments + ev.argumentsDelta, ++this.appends);
         return;
       case 'tool-call-end':
         if (this.open?.type === 'tool-call' && ev.arguments !== undefined) this.open.arguments = ev.arguments;

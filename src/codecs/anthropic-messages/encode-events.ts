@@ -10,6 +10,7 @@ import { errorBodyJson } from './encode-error.js';
 import { stopReasonFor, stopSequenceFor } from './map-finish.js';
 import { messagesUsageJson, startUsageEstimateJson } from './map-usage.js';
 import { reasoningBlock, streamedSignature } from './reasoning-block.js';
+import { keepFlat } from '../../ir/keep-flat.js';
 
 const enum Open {
   None,
@@ -37,6 +38,8 @@ class MessagesStreamEncoder implements StreamEncoder {
   private reasoningPending = false;
   /** Text streamed for the current reasoning block (the chat envelope needs it when no carry comes). */
   private reasoningText = '';
+  /** Deltas appended to `reasoningText` so far (keepFlat). */
+  private appends = 0;
   private toolCustom = false;
   /** Some input_json_delta went out for the open tool block. */
   private toolSent = false;
@@ -90,7 +93,7 @@ class MessagesStreamEncoder implements StreamEncoder {
           }
           this.openBlock(Open.Thinking, '{"type":"thinking","thinking":"","signature":""}');
         }
-        this.reasoningText += ev.text;
+        this.reasoningText = keepFlat(this.reasoningText + ev.text, ++this.appends);
         this.delta('{"type":"thinking_delta","thinking":' + JSON.stringify(ev.text) + '}');
         return;
       case 'reasoning-part-break':

@@ -30,6 +30,7 @@ import {
   type ItemStatus,
 } from './output-items.js';
 import { responseJson, responseShape, type ResponseShape } from './response-object.js';
+import { keepFlat } from '../../ir/keep-flat.js';
 
 export const KEEP_ALIVE = sseComment('keep-alive');
 const EMPTY_SUMMARY_PART = '{"type":"summary_text","text":""}';
@@ -104,6 +105,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private deltaHead = '';
   /** Message text, reasoning text (folded like foldEvents) or call arguments so far. */
   private text = '';
+  /** Deltas appended to `text` so far (keepFlat). */
+  private appends = 0;
   private refusal = false;
   private cutShort = false;
   // reasoning
@@ -154,7 +157,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       case 'text-delta':
         if (this.block !== Block.Text || ev.text === '') return;
         if (this.item !== Item.Message || this.phase !== Phase.Open) this.openMessage();
-        this.text += ev.text;
+        this.text = keepFlat(this.text + ev.text, ++this.appends);
         this.write(
           this.refusal
             ? REFUSAL_DELTA_HEAD + this.seq++ + this.deltaHead + JSON.stringify(ev.text) + '}' + SSE_FRAME_END
@@ -171,7 +174,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
         return;
       case 'reasoning-delta':
         if (this.block !== Block.Reasoning) return;
-        this.text += ev.text;
+        this.text = keepFlat(this.text + ev.text, ++this.appends);
         if (!this.shape.summaryAsked || ev.text === '') return;
         if (!this.partOpen) {
           this.partOpen = true;
@@ -179,7 +182,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
           this.deltaHead = this.ref + ',"summary_index":' + this.summaryIndex + ',"delta":';
           this.emit('response.reasoning_summary_part.added', this.ref + ',"summary_index":' + this.summaryIndex + ',"part":' + EMPTY_SUMMARY_PART + '}');
         }
-        this.partText += ev.text;
+        this.partText = keepFlat(this.partText + ev.text, this.appends);
         this.emit('response.reasoning_summary_text.delta', this.deltaHead + JSON.stringify(ev.text) + '}');
         return;
       case 'reasoning-part-break':
@@ -198,7 +201,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
         return;
       case 'tool-call-delta':
         if (this.block !== Block.Call || ev.argumentsDelta === '') return;
-        this.text += ev.argumentsDelta;
+        this.text = keepFlat(this.text + ev.argumentsDelta, ++this.appends);
         this.sentDelta = true;
         this.emit(
           this.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta',

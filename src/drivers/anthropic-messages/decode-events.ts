@@ -15,6 +15,7 @@ import { streamErrorOf } from './error-kind.js';
 import { mapStopReason } from './map-finish.js';
 import { mergeUsage } from './map-usage.js';
 import { ANTHROPIC_TOOL_NAME_MAX, customInputFromJson } from './tool-lookup.js';
+import { keepFlat } from '../../ir/keep-flat.js';
 
 // The open upstream block's kind (numbers, compared on every delta).
 const NONE = 0;
@@ -40,6 +41,8 @@ export class MessagesEventDecoder implements EventDecoder {
   private openIndex = -1;
   private block = -1;
   private thinking = '';
+  /** Deltas appended to `thinking` so far (keepFlat). */
+  private appends = 0;
   private signature = '';
   private redactedData = '';
   private args = '';
@@ -187,7 +190,7 @@ export class MessagesEventDecoder implements EventDecoder {
         if (d.type === 'thinking_delta') {
           const text = d.thinking;
           if (typeof text === 'string' && text !== '') {
-            this.thinking += text;
+            this.thinking = keepFlat(this.thinking + text, ++this.appends);
             this.emit({ type: 'reasoning-delta', block: this.block, text });
           }
         } else if (d.type === 'signature_delta') {

@@ -23,6 +23,7 @@ import { JsonCloseTracker } from './json-close-tracker.js';
 import { mapFinishReason } from './map-finish.js';
 import { mapChatUsage } from './map-usage.js';
 import { argumentsText, CHAT_TOOL_NAME_MAX, unwrapCustomInput } from './tool-lookup.js';
+import { keepFlat } from '../../ir/keep-flat.js';
 
 // What block is open (numbers rather than strings: compared on every delta).
 const NONE = 0;
@@ -57,6 +58,8 @@ export class ChatEventDecoder implements EventDecoder {
   private open = NONE;
   private openBlock = -1;
   private reasoningText = '';
+  /** Deltas appended to `reasoningText` so far (keepFlat). */
+  private appends = 0;
   private readonly calls: CallState[] = [];
   private readonly byIndex = new Map<number, CallState>();
   /** The tool call whose block is open (when `open === TOOL`). */
@@ -143,7 +146,7 @@ export class ChatEventDecoder implements EventDecoder {
       this.openBlock = this.nextBlock++;
       this.emit({ type: 'reasoning-start', block: this.openBlock });
     }
-    this.reasoningText += text;
+    this.reasoningText = keepFlat(this.reasoningText + text, ++this.appends);
     this.emit({ type: 'reasoning-delta', block: this.openBlock, text });
   }
 
