@@ -117,6 +117,8 @@ export interface FloorGaps {
   holdGapP99Ms: number;
   holdGapMaxMs: number;
   upstreamLateMaxMs: number | null;
+  /** FLOOR's CPU over the ramp and the hold, % of one CPU. */
+  cpuPct: number;
 }
 
 const SNAPSHOT_SIGNAL = 'SIGTTIN';
@@ -339,6 +341,13 @@ export async function measureFloorGaps(o: Pick<OpenStreamsOptions, 'repo' | 'str
   const floor = await startService({ name: 'open-streams-floor', cwd: o.repo, args: tsx('floor-proxy.ts', ['--port', '0', '--upstream', upstream.origin, '--connections', String(streams + 64)]) });
   try {
     const perLane = o.lanes.map((_, i) => Math.floor(streams / o.lanes.length) + (i < streams % o.lanes.length ? 1 : 0));
+    const cpu0 = cpuSeconds(floor.pid);
+    const t0 = performance.now();
+    let cpuPct = NaN;
+    const atHoldEnd = () => {
+      cpuPct = ((cpuSeconds(floor.pid) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
+      return Promise.resolve();
+    };
     const results = await Promise.all(
       o.lanes.map((lane, i) => {
         // FLOOR relays bytes: each lane's request is already in its upstream's protocol.
@@ -351,7 +360,7 @@ export async function measureFloorGaps(o: Pick<OpenStreamsOptions, 'repo' | 'str
             body: requestBody(lane.upstream, model, true),
             terminal: STREAM_TERMINAL[lane.upstream],
           },
-          { concurrency: perLane[i]!, rampMs: o.rampMs, holdMs: o.holdMs, paceMs: o.paceMs, drainMs: 0, cutAtEnd: true, connectTimeoutMs: 30_000 },
+          { concurrency: perLane[i]!, rampMs: o.rampMs, holdMs: o.holdMs, paceMs: o.paceMs, drainMs: 0, cutAtEnd: true, connectTimeoutMs: 30_000, atHoldEnd },
         );
       }),
     );
@@ -366,10 +375,11 @@ export async function measureFloorGaps(o: Pick<OpenStreamsOptions, 'repo' | 'str
       holdGapP99Ms: Math.max(...results.map((r) => r.holdExcessGap.p99)),
       holdGapMaxMs: Math.max(...results.map((r) => r.holdExcessGap.max)),
       upstreamLateMaxMs: stats.pacingLateMax ?? null,
+      cpuPct,
     };
     o.log?.(
       `open streams through FLOOR: held ≥${gaps.held}, ${failures} failed, gap beyond pacing p99 ${gaps.gapP99Ms.toFixed(1)} max ${gaps.gapMaxMs.toFixed(1)} ms, ` +
-        `after the ramp p99 ${gaps.holdGapP99Ms.toFixed(1)} max ${gaps.holdGapMaxMs.toFixed(1)} ms (upstream late max ${gaps.upstreamLateMaxMs?.toFixed(1)})`,
+        `after the ramp p99 ${gaps.holdGapP99Ms.toFixed(1)} max ${gaps.holdGapMaxMs.toFixed(1)} ms (upstream late max ${gaps.upstreamLateMaxMs?.toFixed(1)}); FLOOR CPU ${gaps.cpuPct.toFixed(0)}%`,
     );
     return gaps;
   } finally {
@@ -430,6 +440,7 @@ export function openStreamsRows(r: OpenStreamsResult, lanes: Lane[]): Row[] {
       ratio: p
         ? `heap ${f(p.heapUsedMiB)}/${f(p.heapTotalMiB)} MiB, external ${f(p.externalMiB)}, ${p.maxPoolSockets} pool sockets, ${p.maxOtherTcpHandles} other TCP; held ≥${r.held}, ${r.failures} failed`
         : '',
+      cpuFloor: fl ? `${f(fl.cpuPct)}% of a CPU` : '',
       cpuGateway: `${f(r.gatewayCpuPct)}% of a CPU`,
       target: peakTarget !== null ? `≤${peakTarget} MiB` : '(report)',
       result: !Number.isFinite(r.peakRssMiB) ? 'skipped' : peakTarget !== null ? (r.peakRssMiB <= peakTarget ? 'pass' : 'miss') : 'info',

@@ -68,7 +68,7 @@ describe('open-streams row', () => {
   });
 
   it('judges the worst gap after the ramp against FLOOR’s + 50 ms, inconclusive when FLOOR itself lost streams', () => {
-    const floor = { held: 10_000, failures: 0, gapP99Ms: 60, gapMaxMs: 900, holdGapP99Ms: 40, holdGapMaxMs: 300, upstreamLateMaxMs: 250 };
+    const floor = { held: 10_000, failures: 0, gapP99Ms: 60, gapMaxMs: 900, holdGapP99Ms: 40, holdGapMaxMs: 300, upstreamLateMaxMs: 250, cpuPct: 30 };
     const gaps = (over: Partial<OpenStreamsResult>) => openStreamsRows(result(over), LANES)[2]!;
     expect(gaps({}).result).toBe('info');
     // The ramp's worse gaps (opening the connections) are shown, not judged.
@@ -76,6 +76,7 @@ describe('open-streams row', () => {
     expect(gaps({ holdGapMaxMs: 350.1, floor }).result).toBe('miss');
     expect(gaps({ holdGapMaxMs: 350.1, floor }).floor).toBe('max 300.0 ms, p99 40.0');
     expect(gaps({ holdGapMaxMs: 350, gapMaxMs: 2000, floor }).ratio).toContain('with the ramp: max 2000.0 ms');
+    expect(openStreamsRows(result({ floor }), LANES)[0]!.cpuFloor).toBe('30% of a CPU');
     expect(gaps({ floor: { ...floor, failures: 3 } }).result).toBe('inconclusive');
     expect(gaps({ floor: { ...floor, held: 9_000 } }).result).toBe('inconclusive');
   });
