@@ -100,6 +100,9 @@ export interface OpenStreamsResult {
   /** Each lane's p99 gap beyond the pacing (ms). */
   laneGapP99Ms: Record<string, number>;
   upstreamLateMaxMs: number | null;
+  /** The client's own event-loop delay (ms, worst lane): what the measuring side adds to the gaps. */
+  clientLoopDelayP99Ms: number;
+  clientLoopDelayMaxMs: number;
   /** Gateway CPU over the ramp and hold, % of one CPU. */
   gatewayCpuPct: number;
   snapshot?: string;
@@ -117,6 +120,8 @@ export interface FloorGaps {
   holdGapP99Ms: number;
   holdGapMaxMs: number;
   upstreamLateMaxMs: number | null;
+  clientLoopDelayP99Ms: number;
+  clientLoopDelayMaxMs: number;
   /** FLOOR's CPU over the ramp and the hold, % of one CPU. */
   cpuPct: number;
 }
@@ -317,6 +322,8 @@ export async function measureOpenStreams(o: OpenStreamsOptions): Promise<OpenStr
       holdGapMaxMs: Math.max(...results.map((r) => r.holdExcessGap.max)),
       laneGapP99Ms: Object.fromEntries(lanes.map((l, i) => [l.id, results[i]!.excessGap.p99])),
       upstreamLateMaxMs: upstreamStats.pacingLateMax ?? null,
+      clientLoopDelayP99Ms: Math.max(...results.map((r) => r.clientLoopDelayMs.p99)),
+      clientLoopDelayMaxMs: Math.max(...results.map((r) => r.clientLoopDelayMs.max)),
       gatewayCpuPct: (cpuS / elapsedS) * 100,
       ...(snapshot ? { snapshot } : {}),
     };
@@ -375,11 +382,13 @@ export async function measureFloorGaps(o: Pick<OpenStreamsOptions, 'repo' | 'str
       holdGapP99Ms: Math.max(...results.map((r) => r.holdExcessGap.p99)),
       holdGapMaxMs: Math.max(...results.map((r) => r.holdExcessGap.max)),
       upstreamLateMaxMs: stats.pacingLateMax ?? null,
+      clientLoopDelayP99Ms: Math.max(...results.map((r) => r.clientLoopDelayMs.p99)),
+      clientLoopDelayMaxMs: Math.max(...results.map((r) => r.clientLoopDelayMs.max)),
       cpuPct,
     };
     o.log?.(
       `open streams through FLOOR: held ≥${gaps.held}, ${failures} failed, gap beyond pacing p99 ${gaps.gapP99Ms.toFixed(1)} max ${gaps.gapMaxMs.toFixed(1)} ms, ` +
-        `after the ramp p99 ${gaps.holdGapP99Ms.toFixed(1)} max ${gaps.holdGapMaxMs.toFixed(1)} ms (upstream late max ${gaps.upstreamLateMaxMs?.toFixed(1)}); FLOOR CPU ${gaps.cpuPct.toFixed(0)}%`,
+        `after the ramp p99 ${gaps.holdGapP99Ms.toFixed(1)} max ${gaps.holdGapMaxMs.toFixed(1)} ms (upstream late max ${gaps.upstreamLateMaxMs?.toFixed(1)}, client loop delay p99 ${gaps.clientLoopDelayP99Ms.toFixed(1)} max ${gaps.clientLoopDelayMaxMs.toFixed(1)}); FLOOR CPU ${gaps.cpuPct.toFixed(0)}%`,
     );
     return gaps;
   } finally {
@@ -396,7 +405,7 @@ export function describeOpenStreams(r: OpenStreamsResult): string {
     `${r.streams} streams (held ≥${r.held}, ${r.openAtPlateau} open at the plateau), one event every ${r.paceMs} ms: peak RSS ${f(r.peakRssMiB, 1)} MiB ` +
     `(heap ${f(p?.heapUsedMiB)}/${f(p?.heapTotalMiB)}, external ${f(p?.externalMiB)}, pool sockets ${p?.maxPoolSockets ?? '?'}, other TCP ${p?.maxOtherTcpHandles ?? '?'}); ` +
     `live heap ${f(r.idle?.heapUsedMiB, 1)} idle → ${f(r.plateau?.heapUsedMiB, 1)} MiB = ${f(r.liveHeapPerStreamKiB, 1)} KiB per open stream (full GC ${f(r.plateau?.gcMs)} ms); ` +
-    `gap beyond pacing p99 ${f(r.gapP99Ms, 1)} max ${f(r.gapMaxMs, 1)} ms, after the ramp p99 ${f(r.holdGapP99Ms, 1)} max ${f(r.holdGapMaxMs, 1)} ms (upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)}); gateway CPU ${f(r.gatewayCpuPct)}%; ` +
+    `gap beyond pacing p99 ${f(r.gapP99Ms, 1)} max ${f(r.gapMaxMs, 1)} ms, after the ramp p99 ${f(r.holdGapP99Ms, 1)} max ${f(r.holdGapMaxMs, 1)} ms (upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)}, client loop delay p99 ${f(r.clientLoopDelayP99Ms, 1)} max ${f(r.clientLoopDelayMaxMs, 1)}); gateway CPU ${f(r.gatewayCpuPct)}%; ` +
     `${r.completed} completed, ${r.cut} cut at the end, ${r.failures} failed${r.firstFailure ? ` (${r.firstFailure})` : ''}`
   );
 }

@@ -271,8 +271,7 @@ export class MemoryStateStore implements StateStore {
   private readonly now: () => number;
   private readonly boundOf: (ns: string) => number;
   private readonly ownerBoundOf: (ns: string) => number;
-  /** Per namespace, id → claim; insertion order is (nearly) expiry order, the TTL being one setting.
-   * Keyed by the id as given: a `<ns>\0<id>` key was one more string kept per claim. */
+  /** Per namespace, its claims, keyed by the id as given: a `<ns>\0<id>` key was one more string kept per claim. */
   private readonly claims = new Map<string, ClaimSet>();
   private lastClaim: Claim = { owner: '', expiresAt: 0 };
   private readonly io: AdmissionIo;

@@ -32,6 +32,8 @@ const result = (over: Partial<OpenStreamsResult>): OpenStreamsResult => ({
   holdGapMaxMs: 3000,
   laneGapP99Ms: Object.fromEntries(LANES.map((l) => [l.id, l.kind === 'pass-through' ? 12 : 3000])),
   upstreamLateMaxMs: 5,
+  clientLoopDelayP99Ms: 3,
+  clientLoopDelayMaxMs: 20,
   gatewayCpuPct: 40,
   ...over,
 });
@@ -68,7 +70,7 @@ describe('open-streams row', () => {
   });
 
   it('judges the worst gap after the ramp against FLOOR’s + 50 ms, inconclusive when FLOOR itself lost streams', () => {
-    const floor = { held: 10_000, failures: 0, gapP99Ms: 60, gapMaxMs: 900, holdGapP99Ms: 40, holdGapMaxMs: 300, upstreamLateMaxMs: 250, cpuPct: 30 };
+    const floor = { held: 10_000, failures: 0, gapP99Ms: 60, gapMaxMs: 900, holdGapP99Ms: 40, holdGapMaxMs: 300, upstreamLateMaxMs: 250, clientLoopDelayP99Ms: 2, clientLoopDelayMaxMs: 15, cpuPct: 30 };
     const gaps = (over: Partial<OpenStreamsResult>) => openStreamsRows(result(over), LANES)[2]!;
     expect(gaps({}).result).toBe('info');
     // The ramp's worse gaps (opening the connections) are shown, not judged.
