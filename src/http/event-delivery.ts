@@ -10,6 +10,7 @@ import type { RouteTarget } from '../router/model-table.js';
 import type { Generation } from './generation.js';
 import { SseReply } from './sse-reply.js';
 import { resultItemIds } from '../codecs/openai-responses/encode-result.js';
+import { completedAtNow } from '../codecs/openai-responses/response-object.js';
 import { renderedAnswer } from './stored-answer.js';
 
 /** A producer of IR events (an upstream stream being decoded, or the in-process demo). */
@@ -232,7 +233,7 @@ export class EventDelivery {
     const gen = this.gen;
     const t0 = performance.now();
     // A stored answer is rendered again when read: its completed_at is fixed here, once.
-    const completedAt = Math.max(gen.createdAt, Math.floor(Date.now() / 1000));
+    const completedAt = completedAtNow(gen.createdAt);
     this.encodeCtx.completedAt = completedAt;
     const body = gen.codec.encodeResult(result, this.encodeCtx);
     gen.rec.encodeMs += performance.now() - t0;

@@ -29,7 +29,7 @@ import {
   summaryJson,
   type ItemStatus,
 } from './output-items.js';
-import { responseJson, responseShape, type ResponseShape } from './response-object.js';
+import { completedAtNow, responseJson, responseShape, type ResponseShape } from './response-object.js';
 import { keepFlat } from '../../ir/keep-flat.js';
 
 export const KEEP_ALIVE = sseComment('keep-alive');
@@ -220,7 +220,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
         const terminal = terminalFor(ev.finish.reason);
         this.flushItem(terminal.status === 'incomplete' ? 'incomplete' : 'completed');
         const type = terminal.status === 'completed' ? 'response.completed' : 'response.incomplete';
-        const completedAt = Math.max(this.createdAt, Math.floor(Date.now() / 1000));
+        const completedAt = completedAtNow(this.createdAt);
         this.completed = completedAt;
         const response = responseJson(this.shape, terminal.status, completedAt, 'null', terminal.incompleteJson, this.output(), usageJson(this.usage ?? emptyUsage()));
         this.emit(type, ',"response":' + response + '}');

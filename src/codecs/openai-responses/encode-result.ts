@@ -20,7 +20,7 @@ import {
   summaryJson,
   type ItemStatus,
 } from './output-items.js';
-import { responseJson, responseShape } from './response-object.js';
+import { completedAtNow, responseJson, responseShape } from './response-object.js';
 
 export function encodeResult(result: IrResult, ctx: EncodeContext): string {
   const shape = responseShape(ctx);
@@ -39,7 +39,7 @@ export function encodeResult(result: IrResult, ctx: EncodeContext): string {
     index++;
   }
   output += ']';
-  const completedAt = ctx.completedAt ?? Math.max(ctx.createdAt, Math.floor(Date.now() / 1000));
+  const completedAt = ctx.completedAt ?? completedAtNow(ctx.createdAt);
   return responseJson(shape, terminal.status, completedAt, 'null', terminal.incompleteJson, output, usageJson(result.usage));
 }
 

@@ -24,6 +24,11 @@ export interface ResponseShape {
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
 
+/** `completed_at` for an answer finishing now: the clock in Unix seconds, never before `created_at`. */
+export function completedAtNow(createdAt: number): number {
+  return Math.max(createdAt, Math.floor(Date.now() / 1000));
+}
+
 export function responseJson(
   shape: ResponseShape,
   status: ResponseStatus,
