@@ -17,7 +17,10 @@ export class SseParser {
   private started = false;
   private buffer = '';
   private event: string | undefined = undefined;
-  private data: string[] = [];
+  /** The frame's first data line, and any further ones (multi-line data is rare). Not one array per
+   * frame: it would be held from one frame to the next, a second apart on a paced stream, and promoted. */
+  private data: string | undefined = undefined;
+  private moreData: string[] | undefined = undefined;
   private sawCr = false;
 
   constructor(private readonly onFrame: (frame: SseFrame) => void) {}
@@ -97,20 +100,24 @@ export class SseParser {
       field = line.slice(0, colon);
       value = line.charCodeAt(colon + 1) === 32 ? line.slice(colon + 2) : line.slice(colon + 1);
     }
-    if (field === 'data') this.data.push(value);
+    if (field === 'data') {
+      if (this.data === undefined) this.data = value;
+      else (this.moreData ??= []).push(value);
+    }
     else if (field === 'event') this.event = value;
     // id / retry / unknown fields: not used by any protocol we speak
   }
 
   private dispatch(): void {
-    if (this.data.length === 0) {
+    if (this.data === undefined) {
       this.event = undefined;
       return;
     }
-    const data = this.data.length === 1 ? this.data[0]! : this.data.join('\n');
+    const data = this.moreData === undefined ? this.data : this.data + '\n' + this.moreData.join('\n');
     const frame: SseFrame = { event: this.event, data };
     this.event = undefined;
-    this.data = [];
+    this.data = undefined;
+    this.moreData = undefined;
     this.onFrame(frame);
   }
 }

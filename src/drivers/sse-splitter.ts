@@ -39,6 +39,13 @@ class RawData implements FrameData {
   text(): string {
     return (this.decoded ??= this.buf.toString('utf8', this.start, this.end));
   }
+
+  /** Let go of the chunk once its frames are handed over: a paced stream's next chunk is a second away,
+   * and a chunk held that long outlives two scavenges and is promoted, per stream and per event. */
+  clear(): void {
+    this.buf = EMPTY;
+    this.decoded = undefined;
+  }
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -110,6 +117,7 @@ export class SseSplitter {
       this.rest.push(pos === 0 ? chunk : chunk.subarray(pos));
       this.restLength += chunk.length - pos;
     }
+    this.data.clear();
     this.sink.flush();
   }
 

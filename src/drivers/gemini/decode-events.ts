@@ -9,8 +9,8 @@
 // answer part (a function call or text) closes the open reasoning block — or an empty one made for it —
 // with `on: 'next'`, so the encoder can put it back on that same part.
 import { ToolLookup } from '../../ir/tool-names.js';
-import type { IrEvent, IrRequest, ReasoningCarry } from '../../ir/types.js';
-import type { GeminiResponse, GeminiResponsePart, GeminiUsageMetadata } from '../../protocols/gemini/response.js';
+import type { IrEvent, IrRequest, ReasoningCarry, Usage } from '../../ir/types.js';
+import type { GeminiResponse, GeminiResponsePart } from '../../protocols/gemini/response.js';
 import type { SseFrame } from '../sse-parser.js';
 import { parseStreamFrame } from '../stream-frame.js';
 import type { EventDecoder } from '../types.js';
@@ -37,7 +37,9 @@ export class GeminiEventDecoder implements EventDecoder {
   private calls = 0;
   private finishRaw: string | undefined;
   private finishMessage: string | undefined;
-  private usage: GeminiUsageMetadata | undefined;
+  /** The latest chunk's usage (every chunk repeats it, cumulative), counted into one object: keeping each
+   * chunk's own would hold a parsed object per stream until the next chunk, long enough to be promoted. */
+  private usage: Usage | undefined;
 
   constructor(
     req: IrRequest,
@@ -74,7 +76,7 @@ export class GeminiEventDecoder implements EventDecoder {
       return;
     }
     if (!this.started) this.start(chunk.responseId, chunk.modelVersion);
-    if (chunk.usageMetadata && typeof chunk.usageMetadata === 'object') this.usage = chunk.usageMetadata;
+    if (chunk.usageMetadata && typeof chunk.usageMetadata === 'object') this.usage = mapGeminiUsage(chunk.usageMetadata, this.usage);
     if (!candidate || typeof candidate !== 'object') return;
     const parts = candidate.content?.parts;
     if (Array.isArray(parts)) for (const part of parts) if (part && typeof part === 'object') this.part(part);
@@ -97,7 +99,7 @@ export class GeminiEventDecoder implements EventDecoder {
       this.fail('api_error', mapped.failure);
       return;
     }
-    if (this.usage) this.emit({ type: 'usage', usage: mapGeminiUsage(this.usage) });
+    if (this.usage) this.emit({ type: 'usage', usage: this.usage });
     this.emit({ type: 'finish', finish: mapped.finish });
     this.done = true;
   }

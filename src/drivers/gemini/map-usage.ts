@@ -7,14 +7,18 @@ function count(value: number | null | undefined): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
-export function mapGeminiUsage(u: GeminiUsageMetadata): Usage {
+/** The IR usage of `u`, written into `into` when given (a stream's decoder reuses one object). */
+export function mapGeminiUsage(u: GeminiUsageMetadata, into?: Usage): Usage {
   const thoughts = count(u.thoughtsTokenCount);
-  return {
-    // Tool-use prompt tokens (server-side tools' results) are billed as input too.
-    inputTokens: count(u.promptTokenCount) + count(u.toolUsePromptTokenCount),
-    cacheReadTokens: count(u.cachedContentTokenCount),
-    cacheWriteTokens: 0,
-    outputTokens: count(u.candidatesTokenCount) + thoughts,
-    reasoningTokens: thoughts,
-  };
+  // Tool-use prompt tokens (server-side tools' results) are billed as input too.
+  const inputTokens = count(u.promptTokenCount) + count(u.toolUsePromptTokenCount);
+  const cacheReadTokens = count(u.cachedContentTokenCount);
+  const outputTokens = count(u.candidatesTokenCount) + thoughts;
+  if (!into) return { inputTokens, cacheReadTokens, cacheWriteTokens: 0, outputTokens, reasoningTokens: thoughts };
+  into.inputTokens = inputTokens;
+  into.cacheReadTokens = cacheReadTokens;
+  into.cacheWriteTokens = 0;
+  into.outputTokens = outputTokens;
+  into.reasoningTokens = thoughts;
+  return into;
 }

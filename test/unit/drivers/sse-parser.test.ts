@@ -75,6 +75,16 @@ describe('SseParser', () => {
     }
   });
 
+  it('keeps empty data lines: alone a frame of empty data, before another line an empty first line', () => {
+    expect(parseAll(['data:\n\n', 'event: e\ndata:\ndata: x\n\n', 'data: a\ndata:\ndata: b\n\n', 'event: only\n\ndata: z\n\n'])).toEqual([
+      { event: undefined, data: '' },
+      { event: 'e', data: '\nx' },
+      { event: undefined, data: 'a\n\nb' },
+      // An event line without data dispatches nothing and does not name the next frame.
+      { event: undefined, data: 'z' },
+    ]);
+  });
+
   it('dispatches a last frame that lacks its blank line at end of input', () => {
     expect(parseAll(['event: x\ndata: {"y":2}'])).toEqual([{ event: 'x', data: '{"y":2}' }]);
   });

@@ -3,6 +3,8 @@
 // the SSE spec allows, the bytes a relay writes must be exactly what that path wrote.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { sseFrame } from '../../../src/codecs/sse.js';
 import { SseParser } from '../../../src/drivers/sse-parser.js';
@@ -174,5 +176,34 @@ describe('SseSplitter', () => {
     expect(got.out.equals(bytes)).toBe(true);
     // 1,025 chunks of 1 KiB: re-concatenating the held part per chunk would copy ~512 MiB.
     expect(performance.now() - t0).toBeLessThan(2000);
+  });
+});
+
+describe('SseSplitter memory', () => {
+  // A paced stream's next chunk is a second away: a chunk held until then outlives two scavenges and is
+  // promoted, for every stream and every event (bench/profiles.md, issue 25 sixth session).
+  it('lets go of a chunk once its frames are handed over', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    let seen = '';
+    const splitter = new SseSplitter({
+      raw(_event, data) {
+        seen += data.text();
+      },
+      parsed() {},
+      flush() {},
+    });
+    let chunk: Buffer | undefined = Buffer.from('event: content_block_delta\ndata: {"type":"content_block_delta","index":0}\n\n');
+    const held = new WeakRef(chunk);
+    splitter.push(chunk);
+    chunk = undefined;
+    // A WeakRef keeps its target until the job that made it ends.
+    await new Promise((r) => setImmediate(r));
+    gc();
+    expect(seen).toBe('{"type":"content_block_delta","index":0}');
+    expect(held.deref()).toBeUndefined();
+    // The splitter still works after letting go.
+    splitter.push(Buffer.from('event: ping\ndata: {"type":"ping"}\n\n'));
+    expect(seen).toBe('{"type":"content_block_delta","index":0}{"type":"ping"}');
   });
 });

@@ -15,6 +15,16 @@ const usage = (inputTokens: number, cacheReadTokens: number, outputTokens: numbe
 });
 
 describe('gemini event decoder on the fixtures', () => {
+  it('usage: each chunk’s counts replace the last ones whole (a later chunk without cached tokens has none)', () => {
+    const frame = (text: string, usageMetadata: object, finishReason?: string) =>
+      'data: ' + JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...(finishReason ? { finishReason } : {}) }], usageMetadata, responseId: 'r', modelVersion: 'gemini-x' }) + '\r\n\r\n';
+    const events = decodeChunks(request(), [
+      frame('a', { promptTokenCount: 30, cachedContentTokenCount: 16, candidatesTokenCount: 1, thoughtsTokenCount: 5, totalTokenCount: 36 }),
+      frame('b', { promptTokenCount: 30, candidatesTokenCount: 2, totalTokenCount: 32 }, 'STOP'),
+    ]);
+    expect(events.filter((e) => e.type === 'usage')).toEqual([usage(30, 0, 2, 0)]);
+  });
+
   it('text: one text block, usage and STOP from the last frame', () => {
     expect(decodeFixture('text.sse')).toEqual([
       { type: 'response-start', id: 'rsp-text-1', model: 'gemini-3-pro-preview' },
