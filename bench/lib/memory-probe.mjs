@@ -1,13 +1,14 @@
 // Memory breakdown of the gateway at its peak, for the bench only: loaded with
 // `node --import <this file> dist/main.js` and active only when SWITCHYARD_BENCH_MEMORY_PROBE names a
 // file. It samples process.memoryUsage() every 50 ms, keeps the sample with the highest RSS, and on
-// SIGUSR2 appends that sample as one JSON line to the file and starts over (the bench signals after
-// each phase). On SIGWINCH it runs two full garbage collections and appends one `{ "gc": ... }` line with
+// SIGUSR2 appends that sample as one JSON line to the file, with the major GCs since the last one (when
+// each began, epoch ms, and its pause), and starts over (the bench signals after each phase). On SIGWINCH it runs two full garbage collections and appends one `{ "gc": ... }` line with
 // process.memoryUsage() after them: the live heap, for bytes per open stream (plateau minus idle).
 // Plain JavaScript with node: imports only, so the gateway runs without a loader thread,
 // and nothing of it is in the product.
 import diagnostics from 'node:diagnostics_channel';
 import { appendFileSync } from 'node:fs';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -55,6 +56,14 @@ if (file) {
     maxOtherTcpHandles = Math.max(maxOtherTcpHandles, s.otherTcpHandles);
   }, 50).unref();
 
+  // Major GCs: with many streams open, marking the live heap is what delays events (bench/profiles.md).
+  let majorGcs = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs.push({ at: Math.round(performance.timeOrigin + e.startTime), pauseMs: e.duration });
+    }
+  }).observe({ entryTypes: ['gc'] });
+
   // A `gc` function without starting the process with --expose-gc (which would change nothing else, but
   // the bench starts the gateway as users do): the flag set at run time reaches a new context's global.
   let gc;
@@ -72,8 +81,9 @@ if (file) {
   });
 
   process.on('SIGUSR2', () => {
-    const report = { at: Date.now(), samples, peak: { ...peak, maxPoolSockets, maxOtherTcpHandles }, now: sample() };
+    const report = { at: Date.now(), samples, peak: { ...peak, maxPoolSockets, maxOtherTcpHandles }, now: sample(), majorGcs };
     appendFileSync(file, JSON.stringify(report) + '\n');
+    majorGcs = [];
     peak = sample();
     samples = 0;
     maxPoolSockets = 0;

@@ -6,7 +6,8 @@
 //   - peak RSS (VmHWM over the ramp and the hold) and the probe's breakdown at that peak;
 //   - live heap per open stream: heap used after two full GCs at the plateau, minus the same after a
 //     warm-up at idle, divided by the streams open at that moment;
-//   - sockets, the gateway's CPU, and the gaps between chunks beyond the pacing;
+//   - sockets, the gateway's CPU, and the gaps between chunks beyond the pacing, with the gateway's major
+//     GCs in the hold: at 10,000 streams, marking the live heap is what delays events (bench/profiles.md);
 //   - FLOOR's gaps under the same streams (`measureFloorGaps`, a fresh FLOOR and fake upstream), since the
 //     issue judges the gateway's worst gap against FLOOR's + 50 ms: on a small machine the load generator
 //     and the fake upstream are late themselves, and FLOOR shows how much of a gap is theirs.
@@ -105,6 +106,10 @@ export interface OpenStreamsResult {
   clientLoopDelayMaxMs: number;
   /** Gateway CPU over the ramp and hold, % of one CPU. */
   gatewayCpuPct: number;
+  /** The gateway's major GCs that began after the ramp, and their longest pause (ms; the atomic pause only:
+   * the concurrent marking before it is not counted there). */
+  holdMajorGcs: number;
+  holdMajorGcPauseMaxMs: number;
   snapshot?: string;
   /** FLOOR under the same streams, when measured (`measureFloorGaps`). */
   floor?: FloorGaps;
@@ -179,14 +184,24 @@ async function heapSnapshot(gateway: Service, dir: string, name: string): Promis
 
 /** Signal the probe and wait (bounded) for the line it appends with `key`. */
 async function probeAsk<T>(gateway: Service, file: string, signal: NodeJS.Signals, key: string, waitMs = 20_000): Promise<T | null> {
+  return ((await probeAskLine(gateway, file, signal, key, waitMs))?.[key] as T | undefined) ?? null;
+}
+
+async function probeAskLine(gateway: Service, file: string, signal: NodeJS.Signals, key: string, waitMs = 20_000): Promise<Record<string, unknown> | null> {
   const before = probeLines(file).length;
   gateway.child.kill(signal);
   for (const end = Date.now() + waitMs; Date.now() < end; ) {
     await sleep(50);
     const lines = probeLines(file);
-    for (let i = lines.length - 1; i >= before; i--) if (key in lines[i]!) return lines[i]![key] as T;
+    for (let i = lines.length - 1; i >= before; i--) if (key in lines[i]!) return lines[i]!;
   }
   return null;
+}
+
+interface MajorGc {
+  /** When it began, epoch ms. */
+  at: number;
+  pauseMs: number;
 }
 
 export async function measureOpenStreams(o: OpenStreamsOptions): Promise<OpenStreamsResult> {
@@ -254,6 +269,7 @@ export async function measureOpenStreams(o: OpenStreamsOptions): Promise<OpenStr
 
     const cpu0 = cpuSeconds(gateway.pid);
     const t0 = performance.now();
+    const holdStartAt = Date.now() + o.rampMs;
     const perLane = lanes.map((_, i) => Math.floor(streams / lanes.length) + (i < streams % lanes.length ? 1 : 0));
     // At the end of the hold (the gaps recorded until then): the peak so far, then the plateau's live
     // heap (two full GCs: they pause the gateway, so after the gap window) and the optional snapshot,
@@ -263,6 +279,7 @@ export async function measureOpenStreams(o: OpenStreamsOptions): Promise<OpenStr
     let snapshot: string | undefined;
     let peakRssMiB = NaN;
     let probe: MemoryProbeSample | null = null;
+    let majorGcs: MajorGc[] = [];
     let cpuS = NaN;
     let elapsedS = NaN;
     let atHoldEnd: Promise<void> | undefined;
@@ -270,7 +287,9 @@ export async function measureOpenStreams(o: OpenStreamsOptions): Promise<OpenStr
       cpuS = cpuSeconds(gateway.pid) - cpu0;
       elapsedS = (performance.now() - t0) / 1000;
       peakRssMiB = memoryMiB(gateway.pid).peakRssMiB;
-      probe = await probeAsk<MemoryProbeSample>(gateway, probeFile, 'SIGUSR2', 'peak');
+      const report = await probeAskLine(gateway, probeFile, 'SIGUSR2', 'peak');
+      probe = (report?.peak as MemoryProbeSample | undefined) ?? null;
+      majorGcs = ((report?.majorGcs as MajorGc[] | undefined) ?? []).filter((g) => g.at >= holdStartAt);
       const stats = (await (await request(upstream.origin + '/_stats')).body.json()) as FakeUpstreamStats;
       openAtPlateau = stats.activeStreams;
       plateau = await probeAsk<HeapAfterGc>(gateway, probeFile, 'SIGWINCH', 'gc', 60_000);
@@ -325,6 +344,8 @@ export async function measureOpenStreams(o: OpenStreamsOptions): Promise<OpenStr
       clientLoopDelayP99Ms: Math.max(...results.map((r) => r.clientLoopDelayMs.p99)),
       clientLoopDelayMaxMs: Math.max(...results.map((r) => r.clientLoopDelayMs.max)),
       gatewayCpuPct: (cpuS / elapsedS) * 100,
+      holdMajorGcs: majorGcs.length,
+      holdMajorGcPauseMaxMs: Math.max(0, ...majorGcs.map((g) => g.pauseMs)),
       ...(snapshot ? { snapshot } : {}),
     };
   } finally {
@@ -405,7 +426,7 @@ export function describeOpenStreams(r: OpenStreamsResult): string {
     `${r.streams} streams (held ≥${r.held}, ${r.openAtPlateau} open at the plateau), one event every ${r.paceMs} ms: peak RSS ${f(r.peakRssMiB, 1)} MiB ` +
     `(heap ${f(p?.heapUsedMiB)}/${f(p?.heapTotalMiB)}, external ${f(p?.externalMiB)}, pool sockets ${p?.maxPoolSockets ?? '?'}, other TCP ${p?.maxOtherTcpHandles ?? '?'}); ` +
     `live heap ${f(r.idle?.heapUsedMiB, 1)} idle → ${f(r.plateau?.heapUsedMiB, 1)} MiB = ${f(r.liveHeapPerStreamKiB, 1)} KiB per open stream (full GC ${f(r.plateau?.gcMs)} ms); ` +
-    `gap beyond pacing p99 ${f(r.gapP99Ms, 1)} max ${f(r.gapMaxMs, 1)} ms, after the ramp p99 ${f(r.holdGapP99Ms, 1)} max ${f(r.holdGapMaxMs, 1)} ms (upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)}, client loop delay p99 ${f(r.clientLoopDelayP99Ms, 1)} max ${f(r.clientLoopDelayMaxMs, 1)}); gateway CPU ${f(r.gatewayCpuPct)}%; ` +
+    `gap beyond pacing p99 ${f(r.gapP99Ms, 1)} max ${f(r.gapMaxMs, 1)} ms, after the ramp p99 ${f(r.holdGapP99Ms, 1)} max ${f(r.holdGapMaxMs, 1)} ms (upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)}, client loop delay p99 ${f(r.clientLoopDelayP99Ms, 1)} max ${f(r.clientLoopDelayMaxMs, 1)}); ${r.holdMajorGcs} major GCs after the ramp (pause max ${f(r.holdMajorGcPauseMaxMs, 1)} ms); gateway CPU ${f(r.gatewayCpuPct)}%; ` +
     `${r.completed} completed, ${r.cut} cut at the end, ${r.failures} failed${r.firstFailure ? ` (${r.firstFailure})` : ''}`
   );
 }
@@ -471,7 +492,7 @@ export function openStreamsRows(r: OpenStreamsResult, lanes: Lane[]): Row[] {
       lane: 'all',
       floor: fl ? `max ${f(fl.holdGapMaxMs, 1)} ms, p99 ${f(fl.holdGapP99Ms, 1)}${fl.failures ? `, ${fl.failures} failed` : ''}` : '',
       gateway: `max ${f(r.holdGapMaxMs, 1)} ms, p99 ${f(r.holdGapP99Ms, 1)}`,
-      ratio: `with the ramp: max ${f(r.gapMaxMs, 1)} ms, p99 ${f(r.gapP99Ms, 1)} (pass-through lanes ${f(Math.max(...passThrough), 1)})${fl ? `, FLOOR max ${f(fl.gapMaxMs, 1)}, p99 ${f(fl.gapP99Ms, 1)}` : ''}; upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)} ms${fl ? ` (FLOOR's ${f(fl.upstreamLateMaxMs ?? NaN, 1)})` : ''}`,
+      ratio: `with the ramp: max ${f(r.gapMaxMs, 1)} ms, p99 ${f(r.gapP99Ms, 1)} (pass-through lanes ${f(Math.max(...passThrough), 1)})${fl ? `, FLOOR max ${f(fl.gapMaxMs, 1)}, p99 ${f(fl.gapP99Ms, 1)}` : ''}; upstream late max ${f(r.upstreamLateMaxMs ?? NaN, 1)} ms${fl ? ` (FLOOR's ${f(fl.upstreamLateMaxMs ?? NaN, 1)})` : ''}; gateway major GCs after the ramp: ${r.holdMajorGcs}`,
       target: fl ? `max ≤ FLOOR's +${GAP_OVER_FLOOR_MS} ms` : '(report)',
       result: gapVerdict,
       values: {
@@ -480,6 +501,8 @@ export function openStreamsRows(r: OpenStreamsResult, lanes: Lane[]): Row[] {
         holdGapP99Ms: r.holdGapP99Ms,
         holdGapMaxMs: r.holdGapMaxMs,
         gapsOver100ms: r.gapsOver100ms,
+        holdMajorGcs: r.holdMajorGcs,
+        holdMajorGcPauseMaxMs: r.holdMajorGcPauseMaxMs,
         ...r.laneGapP99Ms,
         ...(fl ? { floorGapP99Ms: fl.gapP99Ms, floorGapMaxMs: fl.gapMaxMs, floorHoldGapP99Ms: fl.holdGapP99Ms, floorHoldGapMaxMs: fl.holdGapMaxMs, floorFailures: fl.failures, floorHeld: fl.held } : {}),
       },

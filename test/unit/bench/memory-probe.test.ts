@@ -86,6 +86,37 @@ describe('bench memory probe', () => {
     }
   });
 
+  it('lists the major GCs since the last SIGUSR2 report, when each began and its pause', async () => {
+    const file = path.join(dir, 'probe-major.jsonl');
+    const { proc, ready } = child({ SWITCHYARD_BENCH_MEMORY_PROBE: file }, 1);
+    const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+    try {
+      await ready;
+      proc.kill('SIGUSR2');
+      await waitFor(() => lines().length === 1, 5000);
+      const before = Date.now();
+      proc.kill('SIGWINCH');
+      await waitFor(() => lines().length === 2, 5000);
+      // The observer's entries arrive a turn after the GC.
+      await new Promise((r) => setTimeout(r, 100));
+      proc.kill('SIGUSR2');
+      await waitFor(() => lines().length === 3, 5000);
+      proc.kill('SIGUSR2');
+      await waitFor(() => lines().length === 4, 5000);
+      const [, , forced, after] = lines();
+      // SIGWINCH's two full GCs, and nothing after the report that listed them.
+      expect(forced.majorGcs).toHaveLength(2);
+      for (const gc of forced.majorGcs) {
+        expect(gc.at).toBeGreaterThanOrEqual(before - 50);
+        expect(gc.at).toBeLessThanOrEqual(forced.at);
+        expect(gc.pauseMs).toBeGreaterThan(0);
+      }
+      expect(after.majorGcs).toEqual([]);
+    } finally {
+      proc.kill('SIGTERM');
+    }
+  });
+
   it('does nothing without its env var (SIGUSR2 keeps its default: the process ends)', async () => {
     const { proc, ready } = child({ SWITCHYARD_BENCH_MEMORY_PROBE: '' }, 1);
     await ready;

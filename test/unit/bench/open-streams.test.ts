@@ -35,6 +35,8 @@ const result = (over: Partial<OpenStreamsResult>): OpenStreamsResult => ({
   clientLoopDelayP99Ms: 3,
   clientLoopDelayMaxMs: 20,
   gatewayCpuPct: 40,
+  holdMajorGcs: 2,
+  holdMajorGcPauseMaxMs: 14,
   ...over,
 });
 
@@ -57,6 +59,9 @@ describe('open-streams row', () => {
     expect(live!.gateway).toBe('26.6 KiB');
     expect(gaps!.gateway).toBe('max 3000.0 ms, p99 2900.0');
     expect(gaps!.ratio).toContain('with the ramp: max 3100.0 ms, p99 3000.0 (pass-through lanes 12.0)');
+    // What sets the worst gap at 10,000 streams: the major GCs of the held streams' heap.
+    expect(gaps!.ratio).toContain('gateway major GCs after the ramp: 2');
+    expect(gaps!.values).toMatchObject({ holdMajorGcs: 2, holdMajorGcPauseMaxMs: 14 });
   });
 
   it('judges 1,000 held streams against 200 MiB, other counts only reported', () => {
