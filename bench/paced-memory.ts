@@ -9,7 +9,7 @@
 //
 // With --open-streams N it runs the bench's "many open streams" row instead (lib/open-streams-memory.ts):
 // per build a fresh gateway holding N streams over the lanes at once (--pace-ms default 1000 there,
-// --ramp-ms, --hold-ms), reporting peak RSS and the live heap per open stream.
+// --ramp-ms, --hold-ms; --events default: every stream outlasts the row), reporting peak RSS and the live heap per open stream.
 //
 // With --saturation S each lane first runs S seconds of non-streamed and streamed saturation (64
 // connections), as the bench does before its paced phase, and the saturation peak is printed too.
@@ -30,7 +30,7 @@ import { saturate } from './lib/load.js';
 import { memoryMiB, resetPeakRss } from './lib/proc-stats.js';
 import { freePort, startService, stopAll, type Service } from './lib/services.js';
 import { pacedStreams } from './lib/stream-clients.js';
-import { describeOpenStreams, measureOpenStreams } from './lib/open-streams-memory.js';
+import { describeOpenStreams, heldEvents, measureOpenStreams } from './lib/open-streams-memory.js';
 import { ENDPOINT, requestBody, requestHeaders } from './request-bodies.js';
 import { STREAM_TERMINAL } from './upstream-replies.js';
 
@@ -87,6 +87,9 @@ async function main(): Promise<void> {
   const profiles = path.join(REPO, 'bench', 'results', 'profiles');
   mkdirSync(profiles, { recursive: true });
   if (flags.has('open-streams')) {
+    const openPaceMs = Number(flags.get('pace-ms') ?? 1000);
+    const openRampMs = Number(flags.get('ramp-ms') ?? 10_000);
+    const openHoldMs = Number(flags.get('hold-ms') ?? 20_000);
     try {
       for (let round = 0; round < rounds; round++) {
         for (const build of round % 2 ? [...builds].reverse() : builds) {
@@ -95,10 +98,12 @@ async function main(): Promise<void> {
             tmp,
             entry: build.entry,
             streams: Number(flags.get('open-streams')),
-            paceMs: Number(flags.get('pace-ms') ?? 1000),
-            events: Number(flags.get('events') ?? 50),
-            rampMs: Number(flags.get('ramp-ms') ?? 10_000),
-            holdMs: Number(flags.get('hold-ms') ?? 20_000),
+            paceMs: openPaceMs,
+            // Every stream outlasts the row unless told otherwise, as in the bench (a stream that ends is relaunched:
+            // a churn of new requests the row does not mean to measure).
+            events: Number(flags.get('events') ?? heldEvents({ rampMs: openRampMs, holdMs: openHoldMs, paceMs: openPaceMs })),
+            rampMs: openRampMs,
+            holdMs: openHoldMs,
             lanes: lanes as Lane[],
             storeFalse: flags.has('store-false'),
             gatewayFlags,
