@@ -103,8 +103,7 @@ export class SseParser {
     if (field === 'data') {
       if (this.data === undefined) this.data = value;
       else (this.moreData ??= []).push(value);
-    }
-    else if (field === 'event') this.event = value;
+    } else if (field === 'event') this.event = value;
     // id / retry / unknown fields: not used by any protocol we speak
   }
 
