@@ -9,7 +9,8 @@
 //
 // With --open-streams N it runs the bench's "many open streams" row instead (lib/open-streams-memory.ts):
 // per build a fresh gateway holding N streams over the lanes at once (--pace-ms default 1000 there,
-// --ramp-ms, --hold-ms; --events default: every stream outlasts the row), reporting peak RSS and the live heap per open stream.
+// --ramp-ms, --hold-ms; by default every stream outlasts the row), reporting peak RSS and the live heap
+// per open stream.
 //
 // With --saturation S each lane first runs S seconds of non-streamed and streamed saturation (64
 // connections), as the bench does before its paced phase, and the saturation peak is printed too.

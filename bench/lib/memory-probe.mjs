@@ -2,8 +2,9 @@
 // `node --import <this file> dist/main.js` and active only when SWITCHYARD_BENCH_MEMORY_PROBE names a
 // file. It samples process.memoryUsage() every 50 ms, keeps the sample with the highest RSS, and on
 // SIGUSR2 appends that sample as one JSON line to the file, with the major GCs since the last one (when
-// each began, epoch ms, and its pause), and starts over (the bench signals after each phase). On SIGWINCH it runs two full garbage collections and appends one `{ "gc": ... }` line with
-// process.memoryUsage() after them: the live heap, for bytes per open stream (plateau minus idle).
+// each began, epoch ms, and its pause), and starts over (the bench signals after each phase). On SIGWINCH
+// it runs two full garbage collections and appends one `{ "gc": ... }` line with process.memoryUsage()
+// after them: the live heap, for bytes per open stream (plateau minus idle).
 // Plain JavaScript with node: imports only, so the gateway runs without a loader thread,
 // and nothing of it is in the product.
 import diagnostics from 'node:diagnostics_channel';

@@ -187,6 +187,7 @@ async function probeAsk<T>(gateway: Service, file: string, signal: NodeJS.Signal
   return ((await probeAskLine(gateway, file, signal, key, waitMs))?.[key] as T | undefined) ?? null;
 }
 
+/** The same, the whole line (the peak sample and the major GCs of one report). */
 async function probeAskLine(gateway: Service, file: string, signal: NodeJS.Signals, key: string, waitMs = 20_000): Promise<Record<string, unknown> | null> {
   const before = probeLines(file).length;
   gateway.child.kill(signal);
