@@ -1,7 +1,19 @@
 // Incremental server-sent events parser: bytes in, frames out. Survives any chunk split (including
 // inside a UTF-8 sequence or between \r and \n), CRLF / CR / LF line endings, comment lines, `data:`
-// with or without a space, and multi-line data (joined with "\n", per the SSE spec).
+// with or without a space, and multi-line data (joined with "\n", per the SSE spec). A frame that grows
+// past MAX_FRAME without its end (a broken or hostile upstream) fails the stream instead of growing
+// without a bound.
 import { StringDecoder } from 'node:string_decoder';
+import { GatewayError } from '../errors.js';
+
+/** The most an unfinished frame may hold (its data lines and the line being read), in characters: far
+ * above any event a vendor sends, and the same bound as an AWS event-stream message. */
+export const MAX_FRAME = 16 * 1024 * 1024;
+
+/** The stream's error once a frame passed MAX_FRAME without its end. */
+export function frameTooLarge(): GatewayError {
+  return new GatewayError('api_error', `the upstream sent an event of over ${MAX_FRAME / (1024 * 1024)} MiB without ending it`);
+}
 
 export interface SseFrame {
   /** The `event:` field, or undefined when the frame had none (Chat Completions streams). */
@@ -22,10 +34,34 @@ export class SseParser {
   private data: string | undefined = undefined;
   private moreData: string[] | undefined = undefined;
   private sawCr = false;
+  /** Characters of the frame's data lines so far (with `buffer`, what MAX_FRAME bounds). */
+  private dataChars = 0;
+  private failed = false;
 
-  constructor(private readonly onFrame: (frame: SseFrame) => void) {}
+  /** `onTooLarge`: a frame passed MAX_FRAME (the parser then takes no more input); without it, push throws. */
+  constructor(
+    private readonly onFrame: (frame: SseFrame) => void,
+    private readonly onTooLarge?: (err: GatewayError) => void,
+  ) {}
 
   push(chunk: Uint8Array | string): void {
+    if (this.failed) return;
+    this.read(chunk);
+    if (this.buffer.length + this.dataChars > MAX_FRAME) this.fail();
+  }
+
+  private fail(): void {
+    this.failed = true;
+    this.buffer = '';
+    this.data = undefined;
+    this.moreData = undefined;
+    this.dataChars = 0;
+    const err = frameTooLarge();
+    if (!this.onTooLarge) throw err;
+    this.onTooLarge(err);
+  }
+
+  private read(chunk: Uint8Array | string): void {
     let text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
     if (text.length === 0) return;
     if (!this.started) {
@@ -73,6 +109,7 @@ export class SseParser {
 
   /** Flush at end of input: a final frame without its blank line still counts. */
   end(): void {
+    if (this.failed) return;
     const rest = this.decoder.end();
     if (rest) this.push(rest);
     if (this.buffer.length) {
@@ -101,6 +138,7 @@ export class SseParser {
       value = line.charCodeAt(colon + 1) === 32 ? line.slice(colon + 2) : line.slice(colon + 1);
     }
     if (field === 'data') {
+      this.dataChars += value.length;
       if (this.data === undefined) this.data = value;
       else (this.moreData ??= []).push(value);
     } else if (field === 'event') this.event = value;
@@ -117,6 +155,7 @@ export class SseParser {
     this.event = undefined;
     this.data = undefined;
     this.moreData = undefined;
+    this.dataChars = 0;
     this.onFrame(frame);
   }
 }

@@ -4,8 +4,10 @@
 // `id:` lines, multi-line data, a frame without `event:`, data that is not an object, a final frame
 // without its blank line) goes through SseParser and is handed over parsed, so the SSE spec's rules
 // apply to it as before. A stream with a `\r` anywhere or a byte-order mark is parsed whole from
-// there on: line breaks other than LF make byte ranges unsafe to relay.
-import { SseParser, type SseFrame } from './sse-parser.js';
+// there on: line breaks other than LF make byte ranges unsafe to relay. A frame held past MAX_FRAME
+// bytes without its blank line fails the stream (sink.fail) rather than growing without a bound.
+import type { GatewayError } from '../errors.js';
+import { frameTooLarge, MAX_FRAME, SseParser, type SseFrame } from './sse-parser.js';
 
 /** A frame's data, decoded on demand. */
 export interface FrameData {
@@ -19,6 +21,8 @@ export interface SseSplitSink {
   parsed(frame: SseFrame): void;
   /** Everything a push (or end) delivered has been handed over. */
   flush(): void;
+  /** A frame passed MAX_FRAME without its end; the splitter takes no more input. Without it, push throws. */
+  fail?(err: GatewayError): void;
 }
 
 /** The data of the frame being handed over: a view on the chunk, decoded once if read. */
@@ -68,18 +72,29 @@ export class SseSplitter {
   private started = false;
   /** Event names seen so far (latin1, as they are compared byte for byte), at most MAX_NAMES. */
   private readonly names: string[] = [];
+  private failed = false;
+  private readonly tooLarge = (err: GatewayError): void => {
+    this.failed = true;
+    this.rest = [];
+    this.restLength = 0;
+    this.data.clear();
+    // What this push completed goes first; then the failure.
+    this.sink.flush();
+    if (!this.sink.fail) throw err;
+    this.sink.fail(err);
+  };
 
   constructor(private readonly sink: SseSplitSink) {
-    this.odd = new SseParser((frame) => sink.parsed(frame));
+    this.odd = new SseParser((frame) => sink.parsed(frame), this.tooLarge);
   }
 
   push(chunk: Buffer): void {
-    if (chunk.length === 0) return;
+    if (chunk.length === 0 || this.failed) return;
     if (this.whole === undefined && (chunk.indexOf(CR) !== -1 || (!this.started && chunk[0] === 0xef))) this.parseWhole();
     this.started = true;
     if (this.whole !== undefined) {
       this.whole.push(chunk);
-      this.sink.flush();
+      if (!this.failed) this.sink.flush();
       return;
     }
     let pos = 0;
@@ -90,6 +105,7 @@ export class SseSplitter {
       if (end === -1) {
         this.rest.push(chunk);
         this.restLength += chunk.length;
+        if (this.restLength > MAX_FRAME) return this.tooLarge(frameTooLarge());
         this.sink.flush();
         return;
       }
@@ -116,6 +132,7 @@ export class SseSplitter {
     if (pos < chunk.length) {
       this.rest.push(pos === 0 ? chunk : chunk.subarray(pos));
       this.restLength += chunk.length - pos;
+      if (this.restLength > MAX_FRAME) return this.tooLarge(frameTooLarge());
     }
     this.data.clear();
     this.sink.flush();
@@ -123,6 +140,7 @@ export class SseSplitter {
 
   /** End of input: a final frame without its blank line still counts (as SseParser has it). */
   end(): void {
+    if (this.failed) return;
     if (this.whole !== undefined) {
       this.whole.end();
     } else {
@@ -136,8 +154,11 @@ export class SseSplitter {
 
   /** From here on every byte goes through one SseParser, starting with the incomplete frame held. */
   private parseWhole(): void {
-    const parser = new SseParser((frame) => this.sink.parsed(frame));
-    for (const b of this.rest) parser.push(b);
+    const parser = new SseParser((frame) => this.sink.parsed(frame), this.tooLarge);
+    const held = this.rest;
+    this.rest = [];
+    this.restLength = 0;
+    for (const b of held) parser.push(b);
     this.rest = [];
     this.restLength = 0;
     this.whole = parser;

@@ -100,7 +100,12 @@ function chunkBytes(body: Uint8Array): string | undefined {
 
 /** The conversion, fed the upstream's chunks as they come; `ended` once the stream can say no more. */
 export class EventStreamToSse {
-  private pending: Buffer | undefined;
+  /** The start of a message not yet whole: the chunks as they came, joined once it is (a message of
+   * 16 MiB in 4 KiB chunks would otherwise be copied again with every chunk: quadratic). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** The pending message's total length once its prelude is in, else 0. */
+  private pendingNeed = 0;
   ended = false;
 
   constructor(private readonly codec: Codec) {}
@@ -108,7 +113,24 @@ export class EventStreamToSse {
   /** One upstream chunk → the SSE text of the whole messages it completes ('' if none). */
   feed(chunk: Buffer): string {
     if (this.ended) return '';
-    const buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    let buf = chunk;
+    if (this.pendingBytes !== 0) {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      if (this.pendingNeed === 0) {
+        if (this.pendingBytes < 4) return '';
+        // The prelude's length may be cut across pieces of under four bytes: join those first.
+        if (this.pending[0]!.length < 4) this.pending = [Buffer.concat(this.pending, this.pendingBytes)];
+        this.pendingNeed = this.pending[0]!.readUInt32BE(0);
+      }
+      const need = this.pendingNeed;
+      // Short of a whole message: wait (a bad length is joined at once, for the loop to refuse).
+      if (need >= MIN_MESSAGE && need <= MAX_MESSAGE && this.pendingBytes < need) return '';
+      buf = Buffer.concat(this.pending, this.pendingBytes);
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.pendingNeed = 0;
+    }
     let off = 0;
     let out = '';
     while (buf.length - off >= 4) {
@@ -129,7 +151,13 @@ export class EventStreamToSse {
       out += this.frame(message);
       if (this.ended) break;
     }
-    this.pending = !this.ended && off < buf.length ? buf.subarray(off) : undefined;
+    if (!this.ended && off < buf.length) {
+      // Out of a joined buffer, the rest is copied: a view would keep the whole joined message alive.
+      const rest = buf === chunk ? buf.subarray(off) : Buffer.from(buf.subarray(off));
+      this.pending.push(rest);
+      this.pendingBytes = rest.length;
+      this.pendingNeed = rest.length >= 4 ? rest.readUInt32BE(0) : 0;
+    }
     return out;
   }
 

@@ -127,6 +127,10 @@ export function relayStream(gen: Generation, target: RouteTarget, call: Upstream
           sse!.onDrain(() => body.resume());
         }
       },
+      // A frame past the splitter's bound: the body's error handler ends the attempt or the stream.
+      fail(err: GatewayError) {
+        body.destroy(err);
+      },
     });
 
     body.on('data', (chunk: Buffer) => {

@@ -52,7 +52,11 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
 
   const body = response.body;
   const decoder = driver.createEventDecoder(ir, emit);
-  const parser = new SseParser((frame) => decoder.frame(frame));
+  // A frame past the parser's bound fails the body: its error handler ends the stream with the error.
+  const parser = new SseParser(
+    (frame) => decoder.frame(frame),
+    (err) => body.destroy(err),
+  );
   delivery.source = {
     pause: () => body.pause(),
     resume: () => body.resume(),

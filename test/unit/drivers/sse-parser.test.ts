@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SseParser, type SseFrame } from '../../../src/drivers/sse-parser.js';
+import { MAX_FRAME, SseParser, type SseFrame } from '../../../src/drivers/sse-parser.js';
+import { GatewayError } from '../../../src/errors.js';
 
 function parseAll(chunks: (string | Uint8Array)[]): SseFrame[] {
   const frames: SseFrame[] = [];
@@ -87,5 +88,44 @@ describe('SseParser', () => {
 
   it('dispatches a last frame that lacks its blank line at end of input', () => {
     expect(parseAll(['event: x\ndata: {"y":2}'])).toEqual([{ event: 'x', data: '{"y":2}' }]);
+  });
+
+  it('a frame still unfinished past MAX_FRAME fails the stream once, with frames before it delivered', () => {
+    const piece = 'x'.repeat(64 * 1024);
+    // Both ways a frame can grow: one endless line, and endless data lines with no blank line.
+    for (const shape of ['line', 'lines'] as const) {
+      const frames: SseFrame[] = [];
+      const errors: GatewayError[] = [];
+      const p = new SseParser((f) => frames.push(f), (err) => errors.push(err));
+      p.push('event: a\ndata: {"n":1}\n\nevent: big\ndata: ');
+      let pushed = 0;
+      while (errors.length === 0 && pushed < 2 * MAX_FRAME) {
+        p.push(shape === 'line' ? piece : piece + '\ndata: ');
+        pushed += piece.length;
+      }
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(GatewayError);
+      expect(errors[0]!.message).toMatch(/over 16 MiB without ending it/);
+      // Caught at the bound, not later.
+      expect(pushed).toBeLessThanOrEqual(MAX_FRAME + 2 * piece.length);
+      // Nothing more is taken, even a blank line that would end the frame.
+      p.push('\n\nevent: c\ndata: {}\n\n');
+      p.end();
+      expect(frames).toEqual([{ event: 'a', data: '{"n":1}' }]);
+      expect(errors).toHaveLength(1);
+    }
+  });
+
+  it('frames that end are not bounded in total: MAX_FRAME is per unfinished frame', () => {
+    const frames: SseFrame[] = [];
+    const p = new SseParser((f) => frames.push(f), () => expect.fail('no frame is too large'));
+    const frame = `data: ${'y'.repeat(1024 * 1024)}\n\n`;
+    for (let i = 0; i < 20; i++) p.push(frame);
+    expect(frames).toHaveLength(20);
+  });
+
+  it('without a failure callback, the oversized push throws the error', () => {
+    const p = new SseParser(() => {});
+    expect(() => p.push('data: ' + 'z'.repeat(MAX_FRAME + 1))).toThrow(/over 16 MiB/);
   });
 });

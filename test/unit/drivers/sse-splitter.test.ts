@@ -7,7 +7,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { sseFrame } from '../../../src/codecs/sse.js';
-import { SseParser } from '../../../src/drivers/sse-parser.js';
+import { MAX_FRAME, SseParser } from '../../../src/drivers/sse-parser.js';
+import type { GatewayError } from '../../../src/errors.js';
 import { SseSplitter } from '../../../src/drivers/sse-splitter.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/upstream');
@@ -176,6 +177,56 @@ describe('SseSplitter', () => {
     expect(got.out.equals(bytes)).toBe(true);
     // 1,025 chunks of 1 KiB: re-concatenating the held part per chunk would copy ~512 MiB.
     expect(performance.now() - t0).toBeLessThan(2000);
+  });
+});
+
+describe('SseSplitter bound', () => {
+  /** Feeds `head` then `piece` until the splitter fails (or twice the bound); what it handed over. */
+  function overflow(head: string, piece: Buffer) {
+    const raw: string[] = [];
+    const errors: GatewayError[] = [];
+    let flushesBeforeFail = 0;
+    let flushes = 0;
+    const s = new SseSplitter({
+      raw(_event, data) {
+        raw.push(data.text());
+      },
+      parsed(f) {
+        raw.push(f.data);
+      },
+      flush() {
+        flushes++;
+      },
+      fail(err) {
+        flushesBeforeFail = flushes;
+        errors.push(err);
+      },
+    });
+    s.push(Buffer.from(head, 'utf8'));
+    let pushed = 0;
+    while (errors.length === 0 && pushed < 2 * MAX_FRAME) {
+      s.push(piece);
+      pushed += piece.length;
+    }
+    s.push(Buffer.from('\n\nevent: after\ndata: {"n":9}\n\n'));
+    s.end();
+    return { raw, errors, pushed, flushesBeforeFail };
+  }
+
+  it('a frame without its blank line fails the stream at MAX_FRAME bytes, once, after the frames before it', () => {
+    const got = overflow('event: a\ndata: {"n":1}\n\nevent: big\ndata: {"t":"', Buffer.alloc(64 * 1024, 0x78));
+    expect(got.errors).toHaveLength(1);
+    expect(got.errors[0]!.message).toMatch(/over 16 MiB without ending it/);
+    expect(got.pushed).toBeLessThanOrEqual(MAX_FRAME + 2 * 64 * 1024);
+    expect(got.raw).toEqual(['{"n":1}']);
+    expect(got.flushesBeforeFail).toBeGreaterThan(0);
+  });
+
+  it('the same bound holds once the stream is parsed whole (a \\r was seen)', () => {
+    const got = overflow('event: a\r\ndata: {"n":1}\r\n\r\nevent: big\r\ndata: ', Buffer.alloc(64 * 1024, 0x78));
+    expect(got.errors).toHaveLength(1);
+    expect(got.pushed).toBeLessThanOrEqual(MAX_FRAME + 2 * 64 * 1024);
+    expect(got.raw).toEqual(['{"n":1}']);
   });
 });
 

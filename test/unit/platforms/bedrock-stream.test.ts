@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { bedrockStreamBody, loadEventStreamCodec } from '../../../src/platforms/bedrock-stream.js';
+import { bedrockStreamBody, EventStreamToSse, loadEventStreamCodec } from '../../../src/platforms/bedrock-stream.js';
 import { chunkMessage, exceptionMessage } from '../../support/bedrock/event-stream.js';
 
 const codec = new EventStreamCodec((b) => Buffer.from(b).toString('utf8'), (s) => Buffer.from(s, 'utf8'));
@@ -82,5 +82,36 @@ describe('Bedrock event stream → Messages SSE', () => {
       for await (const _ of out) void _;
     })().catch((e: unknown) => e);
     expect(String(err)).toMatch(/socket reset/);
+  });
+
+  it('an 8 MiB message in 4 KiB chunks is joined once: bytes copied stay linear in its size', async () => {
+    // ~6 MiB of text → ~8 MiB of base64 in one chunk event.
+    const text = 'x'.repeat(6 * 1024 * 1024);
+    const event = `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${text}"}}`;
+    const message = Buffer.from(chunkMessage(event));
+    expect(message.length).toBeGreaterThan(8 * 1024 * 1024);
+    const conv = new EventStreamToSse(await loadEventStreamCodec());
+    const concat = vi.spyOn(Buffer, 'concat');
+    let out = '';
+    try {
+      for (let at = 0; at < message.length; at += 4096) out += conv.feed(message.subarray(at, Math.min(at + 4096, message.length)));
+      const copied = concat.mock.results.reduce((n, r) => n + (r.value as Buffer).length, 0);
+      // The whole message once (plus a few bytes of a cut prelude); re-joining on every chunk would be
+      // ~2,000 × 4 MiB on average, about 8 GiB.
+      expect(copied).toBeLessThanOrEqual(message.length + 16);
+      expect(concat.mock.calls.length).toBeLessThanOrEqual(2);
+    } finally {
+      concat.mockRestore();
+    }
+    expect(out).toBe(`event: content_block_delta\ndata: ${event}\n\n`);
+    expect(conv.ended).toBe(false);
+  });
+
+  it('messages cut at every byte of their prelude are reassembled', async () => {
+    const all = Buffer.concat(EVENTS.map((e) => Buffer.from(chunkMessage(e))));
+    const second = Buffer.from(chunkMessage(EVENTS[0]!)).length;
+    for (let cut = second - 2; cut <= second + 6; cut++) {
+      expect(await convert([all.subarray(0, 1), all.subarray(1, cut), all.subarray(cut, cut + 1), all.subarray(cut + 1, cut + 3), all.subarray(cut + 3)])).toBe(SSE);
+    }
   });
 });
