@@ -117,9 +117,11 @@ async function main(): Promise<void> {
   if (notice && (cluster.worker?.id ?? 1) === 1) logger.warn({ backend: config.state.backend }, notice);
   const address = built.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
+  // Where, and why there: SWITCHYARD_HOST/PORT win over the file (config/listen-overrides.ts).
+  const from = config.listenFrom ?? { host: 'server.host', port: 'server.port' };
   logger.info(
-    { host: config.server.host, port, config: config.source, providers: [...config.providers.keys()], models: config.models.map((m) => m.name) },
-    `switchyard listening on http://${config.server.host}:${port}`,
+    { host: config.server.host, port, hostFrom: from.host, portFrom: from.port, config: config.source, providers: [...config.providers.keys()], models: config.models.map((m) => m.name) },
+    `switchyard listening on http://${config.server.host}:${port} (host from ${from.host}, port from ${from.port})`,
   );
 
   // Hot reload (config/reload.ts): validate first, swap atomically, keep the running table on error.

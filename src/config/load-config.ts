@@ -7,6 +7,7 @@ import type { DriverOptions } from '../drivers/types.js';
 import { defaultConfig } from './default-config.js';
 import { ConfigError } from './config-error.js';
 import { interpolate } from './interpolate.js';
+import { applyListenOverrides } from './listen-overrides.js';
 import { resolveAuth, resolvePrice } from './resolve-auth.js';
 import { resolvePlatform } from './resolve-platform.js';
 import { clusterSeeds, isClusterUrl } from '../state/redis-url.js';
@@ -27,29 +28,11 @@ export interface LoadOptions {
 }
 
 export function loadConfig(options: LoadOptions): GatewayConfig {
-  let raw: unknown;
-  let template: unknown;
-  let source: string;
-  if (options.file) {
-    source = options.file;
-    let text: string;
+  if (!options.file) {
+    const raw = defaultConfig(options.env);
+    const listenFrom = applyListenOverrides(raw, options.env);
     try {
-      text = readFileSync(options.file, 'utf8');
-    } catch (err) {
-      throw new ConfigError(`cannot read config file ${options.file}: ${(err as Error).message}`);
-    }
-    try {
-      raw = parseYaml(text);
-    } catch (err) {
-      throw new ConfigError(`config file ${options.file} is not valid YAML: ${(err as Error).message}`);
-    }
-    template = raw;
-    raw = interpolate(raw, options.env);
-  } else {
-    source = 'embedded default';
-    raw = defaultConfig(options.env);
-    try {
-      return resolveConfig(raw, source, options.defaultStateBackend);
+      return { ...resolveConfig(raw, 'embedded default', options.defaultStateBackend), listenFrom };
     } catch (err) {
       if (err instanceof ConfigError && err.message.startsWith('auth:')) {
         throw new ConfigError(`${err.message} (the embedded default has no keys and is open only on a loopback SWITCHYARD_HOST; to listen on another address, give a config file with auth.keys)`);
@@ -57,7 +40,21 @@ export function loadConfig(options: LoadOptions): GatewayConfig {
       throw err;
     }
   }
-  return resolveConfig(raw, source, options.defaultStateBackend, template);
+  let text: string;
+  try {
+    text = readFileSync(options.file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${options.file}: ${(err as Error).message}`);
+  }
+  let template: unknown;
+  try {
+    template = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`config file ${options.file} is not valid YAML: ${(err as Error).message}`);
+  }
+  const raw = interpolate(template, options.env);
+  const listenFrom = applyListenOverrides(raw, options.env);
+  return { ...resolveConfig(raw, options.file, options.defaultStateBackend, template), listenFrom };
 }
 
 /**

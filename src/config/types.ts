@@ -188,6 +188,8 @@ export interface GatewayConfig {
   models: ModelConfig[];
   /** Where it came from: a file path or "embedded default". */
   source: string;
+  /** Where server.host and server.port came from (SWITCHYARD_HOST/PORT win over the file), for the log. */
+  listenFrom?: { host: string; port: string };
 }
 
 export interface StateConfig {
