@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // Process entry: read arguments and environment (the only reader of process.env), load the config,
 // build the app, listen, reload on SIGHUP or a change of the config file, close gracefully.
 // With --workers N (or SWITCHYARD_WORKERS) a node:cluster primary runs N such processes on one port.
