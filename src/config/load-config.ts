@@ -10,6 +10,7 @@ import { interpolate } from './interpolate.js';
 import { applyListenOverrides } from './listen-overrides.js';
 import { resolveAuth, resolvePrice } from './resolve-auth.js';
 import { resolvePlatform } from './resolve-platform.js';
+import { doorMediaUrlRule, resolveMediaUrlPrefixes } from './resolve-media-urls.js';
 import { clusterSeeds, isClusterUrl } from '../state/redis-url.js';
 import { ConfigSchema, type RawConfig, type RawOverrides, type RawProvider } from './schema.js';
 import type { GatewayConfig, ModelConfig, ProviderConfig, SamplingOverrides, StateConfig } from './types.js';
@@ -123,6 +124,7 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
     state,
     providers,
     models: [...exact, ...wild],
+    mediaUrls: doorMediaUrlRule(providers.values()),
     source,
   };
 }
@@ -190,6 +192,7 @@ function resolveProvider(name: string, p: RawProvider): ProviderConfig {
     connections: p.connections ?? 128,
     prices: new Map(Object.entries(p.prices ?? {}).map(([model, price]) => [model, resolvePrice(price)])),
     platform: platform?.settings,
+    mediaUrls: resolveMediaUrlPrefixes(key, p.media_url_prefixes),
   };
 }
 
