@@ -122,7 +122,9 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
 
   // Every error answer is masked like a log line (reply-helpers.ts sendError); obs follows reloads.
   app.decorate('maskSecrets', (text: string) => obs.redact(text));
-  installFrameworkErrorHandling(app);
+  installFrameworkErrorHandling(app, (err, request) =>
+    logger.error({ err: obs.safeError(err), method: request.method, path: request.url.split('?')[0]!.slice(0, 200), requestId: requestIdFor(request) }, 'internal error; answered 500'),
+  );
   app.setNotFoundHandler((request, reply) => {
     const codec = codecForPath(request);
     sendError(reply, codec, new GatewayError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`), requestIdFor(request));

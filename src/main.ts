@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // Process entry: read arguments and environment (the only reader of process.env), load the config,
 // build the app, listen, reload on SIGHUP or a change of the config file, close gracefully.
 // With --workers N (or SWITCHYARD_WORKERS) a node:cluster primary runs N such processes on one port.
@@ -117,9 +118,11 @@ async function main(): Promise<void> {
   if (notice && (cluster.worker?.id ?? 1) === 1) logger.warn({ backend: config.state.backend }, notice);
   const address = built.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
+  // Where, and why there: SWITCHYARD_HOST/PORT win over the file (config/listen-overrides.ts).
+  const from = config.listenFrom ?? { host: 'server.host', port: 'server.port' };
   logger.info(
-    { host: config.server.host, port, config: config.source, providers: [...config.providers.keys()], models: config.models.map((m) => m.name) },
-    `switchyard listening on http://${config.server.host}:${port}`,
+    { host: config.server.host, port, hostFrom: from.host, portFrom: from.port, config: config.source, providers: [...config.providers.keys()], models: config.models.map((m) => m.name) },
+    `switchyard listening on http://${config.server.host}:${port} (host from ${from.host}, port from ${from.port})`,
   );
 
   // Hot reload (config/reload.ts): validate first, swap atomically, keep the running table on error.

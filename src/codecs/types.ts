@@ -1,5 +1,6 @@
 // The contract every inbound codec (front door) implements. Pure: no I/O, no logging.
 import type { GatewayError } from '../errors.js';
+import type { MediaUrlRule } from '../ir/media-url.js';
 import type { IrEvent, IrRequest, IrResult, Warning } from '../ir/types.js';
 
 export interface EncodeContext {
@@ -46,13 +47,14 @@ export interface InboundCodec {
   /** The door's token-counting endpoint, as the request record names it. */
   readonly countEndpoint: 'count_tokens' | 'input_tokens';
   /** Validate and decode a token-counting request body (no `max_tokens` needed). */
-  decodeCountRequest(body: unknown, warnings: Warning[]): IrRequest;
+  decodeCountRequest(body: unknown, warnings: Warning[], mediaUrls?: MediaUrlRule): IrRequest;
   /** The token-counting answer body. */
   encodeCount(inputTokens: number): string;
   /** Validate (compiled TypeBox) and decode a parsed JSON body. Throws GatewayError('invalid_request',
    * message naming the field, { param }) on bad input. Unknown fields are kept in `extras` or reported
-   * as warnings, never rejected. */
-  decodeRequest(body: unknown, warnings: Warning[]): IrRequest;
+   * as warnings, never rejected. Every URL-sourced media part is checked with `mediaUrls` (the
+   * routes pass the config's door rule; default https: and data: only) — see ir/media-url.ts. */
+  decodeRequest(body: unknown, warnings: Warning[], mediaUrls?: MediaUrlRule): IrRequest;
   /** A complete result as the caller's JSON body. */
   encodeResult(result: IrResult, ctx: EncodeContext): string;
   /** A stream encoder writing SSE frames for IR events. */

@@ -25,9 +25,9 @@ export function defaultConfig(env: Record<string, string | undefined>): RawConfi
     models['o[0-9]*'] = { provider: 'openai' };
     models['codex-*'] = { provider: 'openai' };
   }
+  // The address itself comes from SWITCHYARD_HOST / SWITCHYARD_PORT or the defaults (listen-overrides.ts).
   const host = env.SWITCHYARD_HOST || '127.0.0.1';
   return {
-    server: { host, port: env.SWITCHYARD_PORT ? Number(env.SWITCHYARD_PORT) : 8080 },
     // The status page, for the demo on this machine only: not when the gateway listens beyond loopback.
     status: { enabled: host === '127.0.0.1' || host === '::1' || host === 'localhost' },
     ...(isLoopback(host) ? { auth: { open: true } } : {}),

@@ -7,8 +7,10 @@ import type { DriverOptions } from '../drivers/types.js';
 import { defaultConfig } from './default-config.js';
 import { ConfigError } from './config-error.js';
 import { interpolate } from './interpolate.js';
+import { applyListenOverrides } from './listen-overrides.js';
 import { resolveAuth, resolvePrice } from './resolve-auth.js';
 import { resolvePlatform } from './resolve-platform.js';
+import { doorMediaUrlRule, resolveMediaUrlPrefixes } from './resolve-media-urls.js';
 import { clusterSeeds, isClusterUrl } from '../state/redis-url.js';
 import { ConfigSchema, type RawConfig, type RawOverrides, type RawProvider } from './schema.js';
 import type { GatewayConfig, ModelConfig, ProviderConfig, SamplingOverrides, StateConfig } from './types.js';
@@ -27,29 +29,11 @@ export interface LoadOptions {
 }
 
 export function loadConfig(options: LoadOptions): GatewayConfig {
-  let raw: unknown;
-  let template: unknown;
-  let source: string;
-  if (options.file) {
-    source = options.file;
-    let text: string;
+  if (!options.file) {
+    const raw = defaultConfig(options.env);
+    const listenFrom = applyListenOverrides(raw, options.env);
     try {
-      text = readFileSync(options.file, 'utf8');
-    } catch (err) {
-      throw new ConfigError(`cannot read config file ${options.file}: ${(err as Error).message}`);
-    }
-    try {
-      raw = parseYaml(text);
-    } catch (err) {
-      throw new ConfigError(`config file ${options.file} is not valid YAML: ${(err as Error).message}`);
-    }
-    template = raw;
-    raw = interpolate(raw, options.env);
-  } else {
-    source = 'embedded default';
-    raw = defaultConfig(options.env);
-    try {
-      return resolveConfig(raw, source, options.defaultStateBackend);
+      return { ...resolveConfig(raw, 'embedded default', options.defaultStateBackend), listenFrom };
     } catch (err) {
       if (err instanceof ConfigError && err.message.startsWith('auth:')) {
         throw new ConfigError(`${err.message} (the embedded default has no keys and is open only on a loopback SWITCHYARD_HOST; to listen on another address, give a config file with auth.keys)`);
@@ -57,7 +41,21 @@ export function loadConfig(options: LoadOptions): GatewayConfig {
       throw err;
     }
   }
-  return resolveConfig(raw, source, options.defaultStateBackend, template);
+  let text: string;
+  try {
+    text = readFileSync(options.file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${options.file}: ${(err as Error).message}`);
+  }
+  let template: unknown;
+  try {
+    template = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`config file ${options.file} is not valid YAML: ${(err as Error).message}`);
+  }
+  const raw = interpolate(template, options.env);
+  const listenFrom = applyListenOverrides(raw, options.env);
+  return { ...resolveConfig(raw, options.file, options.defaultStateBackend, template), listenFrom };
 }
 
 /**
@@ -126,6 +124,7 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
     state,
     providers,
     models: [...exact, ...wild],
+    mediaUrls: doorMediaUrlRule(providers.values()),
     source,
   };
 }
@@ -193,6 +192,7 @@ function resolveProvider(name: string, p: RawProvider): ProviderConfig {
     connections: p.connections ?? 128,
     prices: new Map(Object.entries(p.prices ?? {}).map(([model, price]) => [model, resolvePrice(price)])),
     platform: platform?.settings,
+    mediaUrls: resolveMediaUrlPrefixes(key, p.media_url_prefixes),
   };
 }
 

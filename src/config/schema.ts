@@ -148,6 +148,11 @@ export const ProviderSchema = Type.Object(
     auth: Type.Optional(Type.Union([Type.Literal('api_key'), Type.Literal('aws'), Type.Literal('google'), Type.Literal('entra')])),
     /** vertex: a service-account key file; absent = Application Default Credentials. */
     credentials_file: Type.Optional(Type.String({ minLength: 1 })),
+    /** Media URLs this provider may be sent beyond https: and data: (ir/media-url.ts), e.g.
+     * `gs://acme-public-assets/`: a scheme, `://`, no whitespace, ending in `/`. */
+    media_url_prefixes: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\\\]*/$', maxLength: 512 }), { maxItems: 64 }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,6 @@
 // The resolved configuration: defaults applied, names checked, ready for the router and drivers.
 import type { DriverOptions } from '../drivers/types.js';
+import type { MediaUrlRule } from '../ir/media-url.js';
 import type { ReasoningEffort } from '../ir/types.js';
 
 export type ProviderProtocol = 'messages' | 'responses' | 'chat' | 'gemini' | 'demo';
@@ -69,6 +70,8 @@ export interface ProviderConfig {
   prices: Map<string, ModelPrice>;
   /** The cloud platform serving the protocol; undefined = the vendor's own API. */
   platform?: PlatformSettings;
+  /** Media URLs this provider may be sent (`media_url_prefixes` beyond https: and data:). */
+  mediaUrls: MediaUrlRule;
 }
 
 export interface SamplingOverrides {
@@ -186,8 +189,12 @@ export interface GatewayConfig {
   providers: Map<string, ProviderConfig>;
   /** Exact aliases first (in file order), then wildcard routes (in file order). */
   models: ModelConfig[];
+  /** The front doors' media-URL rule: https:, data: and every provider's prefixes (ir/media-url.ts). */
+  mediaUrls: MediaUrlRule;
   /** Where it came from: a file path or "embedded default". */
   source: string;
+  /** Where server.host and server.port came from (SWITCHYARD_HOST/PORT win over the file), for the log. */
+  listenFrom?: { host: string; port: string };
 }
 
 export interface StateConfig {

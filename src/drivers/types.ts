@@ -1,6 +1,7 @@
 // The contract every upstream driver implements. encode/decode functions are pure; I/O lives in
 // drivers/http-client.ts and the lanes in http/.
 import type { GatewayError } from '../errors.js';
+import type { MediaUrlRule } from '../ir/media-url.js';
 import type { IrEvent, IrRequest, IrResult, Protocol, Warning } from '../ir/types.js';
 import type { SseFrame } from './sse-parser.js';
 
@@ -22,6 +23,9 @@ export interface DriverTarget {
   /** Extra headers for the upstream (static config headers, forwarded `anthropic-beta`). */
   headers: Record<string, string>;
   options: DriverOptions;
+  /** The provider's media-URL rule (ir/media-url.ts); absent = https: and data: only. Drivers whose
+   * upstream fetches a URL with the operator's identity (Gemini `fileData.fileUri`) check it again. */
+  mediaUrls?: MediaUrlRule;
 }
 
 export interface EncodedRequest {

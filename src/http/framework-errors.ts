@@ -32,8 +32,10 @@ export const frameworkErrorOptions: Pick<FastifyServerOptions, 'clientErrorHandl
   },
 };
 
-/** The JSON body parser (depth limit, no re-parse), the error handler and the 413 drain. */
-export function installFrameworkErrorHandling(app: FastifyInstance): void {
+/** The JSON body parser (depth limit, no re-parse), the error handler and the 413 drain.
+ * `onInternalError` hears of every failure answered 500 `internal gateway error` (a bug or a broken
+ * install, e.g. a missing file): the caller is told nothing more, so the operator's log must be. */
+export function installFrameworkErrorHandling(app: FastifyInstance, onInternalError: (error: unknown, request: FastifyRequest) => void): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
@@ -44,7 +46,9 @@ export function installFrameworkErrorHandling(app: FastifyInstance): void {
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainThenAnswer(request, reply);
-    sendError(reply, codecForPath(request), fastifyToGatewayError(error), requestIdFor(request));
+    const answer = fastifyToGatewayError(error);
+    if (answer.kind === 'api_error') onInternalError(answer.cause ?? error, request);
+    sendError(reply, codecForPath(request), answer, requestIdFor(request));
   });
 }
 

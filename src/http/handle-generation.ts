@@ -127,7 +127,7 @@ async function loadStoredState(gen: Generation): Promise<void> {
     const body = await expandItemReferences(codec.protocol, gen.callerBody, forward, gen.references, gen.caller.name);
     if (body !== gen.callerBody) {
       const warnings: Warning[] = [];
-      gen.ir = codec.decodeRequest(body, warnings);
+      gen.ir = codec.decodeRequest(body, warnings, ctx.config.mediaUrls);
       gen.body = body;
       gen.setDecodeWarnings(warnings);
       gen.rec.warnings = warnings;

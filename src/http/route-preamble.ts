@@ -2,6 +2,7 @@
 // (auth-hook.ts), decode the body with the door's codec, and resolve the model to a route plan. Errors
 // are thrown as GatewayErrors; the route answers them in its door's envelope (reply-helpers.ts sendError).
 import type { FastifyRequest } from 'fastify';
+import type { MediaUrlRule } from '../ir/media-url.js';
 import type { IrRequest, Warning } from '../ir/types.js';
 import type { RoutePlan } from '../router/model-table.js';
 import type { Caller } from '../access/caller.js';
@@ -39,19 +40,20 @@ export function assertMayUse(caller: Caller, model: string): void {
   if (refused !== undefined) throw refused;
 }
 
-/** Take the caller, decode (with the given decoder of the door's codec), resolve the model. `onDecoded`
+/** Take the caller, decode (with the given decoder of the door's codec, under the config's media-URL
+ * rule for the doors: ir/media-url.ts), resolve the model. `onDecoded`
  * lets the caller stamp its record between the steps (decode and routing are timed separately).
  * `body` replaces the caller's body when a step before decoding rewrote it (item references). */
 export function runPreamble(
   ctx: AppContext,
   request: FastifyRequest,
-  decode: (body: unknown, warnings: Warning[]) => IrRequest,
+  decode: (body: unknown, warnings: Warning[], mediaUrls: MediaUrlRule) => IrRequest,
   onDecoded?: (ir: IrRequest) => void,
   caller: Caller = identifyCaller(ctx, request),
   body = request.body as Record<string, unknown>,
 ): Preamble {
   const warnings: Warning[] = [];
-  const ir = decode(body, warnings);
+  const ir = decode(body, warnings, ctx.config.mediaUrls);
   onDecoded?.(ir);
   const plan = resolveModel(ctx, ir.model);
   return { caller, body, ir, warnings, plan };

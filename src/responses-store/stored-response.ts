@@ -19,6 +19,7 @@ import { decodeRequest } from '../codecs/openai-responses/decode-request.js';
 import { encodeResult } from '../codecs/openai-responses/encode-result.js';
 import { decodeResponsesResult } from '../drivers/openai-responses/decode-result.js';
 import { GatewayError } from '../errors.js';
+import { ALREADY_CHECKED } from '../ir/media-url.js';
 import type { Finish, OutputPart, Turn, Usage } from '../ir/types.js';
 import { inputItemsOf, type WireItem } from './input-items.js';
 
@@ -269,7 +270,8 @@ function turnsOf(s: Sections): Turn[] {
  * Responses upstream's response as it is) decoded from the response as the pass-through lane did.
  */
 export function conversationTurns(previous: Turn[], requestJson: string, parts: OutputPart[] | null, responseJson: () => string): Turn[] {
-  const request = decodeRequest(JSON.parse(requestJson), []);
+  // Its media URLs passed the door when it was stored; each attempt checks them again for its target.
+  const request = decodeRequest(JSON.parse(requestJson), [], ALREADY_CHECKED);
   const answer = parts ?? decodeResponsesResult(JSON.parse(responseJson()), request).content;
   return [...previous, ...request.turns, { role: 'assistant', parts: answer }];
 }
@@ -351,7 +353,7 @@ function lazyResponse(s: Sections): StoredResponse {
  * finish, usage and completed_at.
  */
 function renderResponse(s: Sections, head: HeadV4): string {
-  const request = decodeRequest(JSON.parse(text(s, 2)), []);
+  const request = decodeRequest(JSON.parse(text(s, 2)), [], ALREADY_CHECKED);
   const content = JSON.parse(text(s, 1)) as OutputPart[];
   const result = { id: head.id, model: request.model, content, finish: head.finish, usage: head.usage };
   return encodeResult(result, { request, responseId: head.id, createdAt: head.created_at, warnings: [], completedAt: head.completed_at });

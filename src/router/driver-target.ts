@@ -21,5 +21,6 @@ export function driverTarget(provider: ProviderConfig, model: string, extraHeade
     apiKey: nextApiKey(provider),
     headers: extraHeaders ? { ...provider.headers, ...extraHeaders } : provider.headers,
     options: provider.driverOptions,
+    mediaUrls: provider.mediaUrls,
   };
 }

@@ -1,10 +1,11 @@
-// The status page's three files (src/status/page/: HTML, one script, one stylesheet), read from the
-// package folder on first use and kept: no build step, and the same files under tsx, vitest and dist/.
+// The status page's three files (HTML, one script, one stylesheet), read on first use and kept. They sit
+// in page/ next to this module: src/status/page/ under tsx and vitest, dist/status/page/ once built
+// (`npm run build` copies them, scripts/copy-status-page.mjs), so dist/ alone serves the page.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { PACKAGE_ROOT } from './package-root.js';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const PAGE_DIR = join(PACKAGE_ROOT, 'src', 'status', 'page');
+export const PAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'page');
 
 export interface PageFiles {
   /** The HTML with its `{{auth}}` placeholder (filled per request: "required" or "none"). */

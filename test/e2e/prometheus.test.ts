@@ -9,13 +9,13 @@
 //     both doors and both lanes including failures, scraped on its own /metrics
 //     (test/support/prometheus/gateway-traffic.ts). Runs as soon as the gateway loads.
 //
-// Needs the `prometheus` and `promtool` binaries (Debian: apt-get install -y prometheus); without
-// them the suite is skipped with a loud warning.
+// Needs the `prometheus` and `promtool` binaries (Debian's prometheus; scripts/install-test-deps.sh):
+// without them this file fails, saying so.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driveSyntheticTraffic, openLongStream, startMetricsTarget, type MetricsTarget } from '../support/prometheus/metrics-harness.js';
-import { findBinary, freePort, sleep, startPrometheus, waitFor, type PromResult, type RunningPrometheus } from '../support/prometheus/prometheus-server.js';
+import { freePort, sleep, startPrometheus, waitFor, type PromResult, type RunningPrometheus } from '../support/prometheus/prometheus-server.js';
 import {
   ALERTS_FILE,
   alertRules,
@@ -24,19 +24,11 @@ import {
   substituteGrafanaVariables,
   type PanelQuery,
 } from '../support/prometheus/promql-sources.js';
+import { requireTool, requireTools } from '../support/required-tools.js';
 
-const PROMETHEUS = findBinary('prometheus');
-const PROMTOOL = findBinary('promtool');
-const HAVE_PROMETHEUS = PROMETHEUS !== undefined && PROMTOOL !== undefined;
-
-if (!HAVE_PROMETHEUS) {
-  const bar = '!'.repeat(100);
-  console.warn(
-    `\n${bar}\n!!! SKIPPED test/e2e/prometheus.test.ts: the \`prometheus\`/\`promtool\` binaries are not on PATH.\n` +
-      `!!! The Grafana dashboards and alert rules are NOT verified against a real Prometheus in this run.\n` +
-      `!!! Install: apt-get update && apt-get install -y --no-install-recommends prometheus\n${bar}\n`,
-  );
-}
+requireTools('prometheus', 'promtool');
+const PROMETHEUS = requireTool('prometheus');
+const PROMTOOL = requireTool('promtool');
 
 const QUERY_INTERVAL = '1m';
 const TRAFFIC_ROUNDS = 6;
@@ -45,7 +37,7 @@ const ROUND_SPACING_MS = 700;
 const DASHBOARD_FILES = existsSync(DASHBOARD_DIR) ? readdirSync(DASHBOARD_DIR).filter((f) => f.endsWith('.json')) : [];
 
 // The real gateway is always part of the proof: a failure to load it is a failure, never a skip.
-const gateway = HAVE_PROMETHEUS ? await import('../support/prometheus/gateway-traffic.js') : undefined;
+const gateway = await import('../support/prometheus/gateway-traffic.js');
 
 function allExpressions(): PanelQuery[] {
   const out: PanelQuery[] = [];
@@ -108,9 +100,9 @@ async function waitForData(prom: RunningPrometheus): Promise<void> {
   });
 }
 
-describe.skipIf(!HAVE_PROMETHEUS)('Prometheus end to end', () => {
+describe('Prometheus end to end', () => {
   it('promtool accepts grafana/alerts.yml', () => {
-    const r = spawnSync(PROMTOOL!, ['check', 'rules', ALERTS_FILE], { encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(PROMTOOL, ['check', 'rules', ALERTS_FILE], { encoding: 'utf8', timeout: 30_000 });
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/SUCCESS: \d+ rules found/);
   });
@@ -126,8 +118,8 @@ describe.skipIf(!HAVE_PROMETHEUS)('Prometheus end to end', () => {
 
     beforeAll(async () => {
       target = await startMetricsTarget();
-      prom = await startPrometheus(PROMETHEUS!, { targets: [target.address], ruleFiles: [ALERTS_FILE], scrapeIntervalSeconds: 1 });
-      const config = spawnSync(PROMTOOL!, ['check', 'config', prom.configPath], { encoding: 'utf8', timeout: 30_000 });
+      prom = await startPrometheus(PROMETHEUS, { targets: [target.address], ruleFiles: [ALERTS_FILE], scrapeIntervalSeconds: 1 });
+      const config = spawnSync(PROMTOOL, ['check', 'config', prom.configPath], { encoding: 'utf8', timeout: 30_000 });
       expect(config.status, config.stdout + config.stderr).toBe(0);
       await prom.waitForTargetsUp(20_000);
       finishLongStream = openLongStream(target.obs);
@@ -169,9 +161,9 @@ describe.skipIf(!HAVE_PROMETHEUS)('Prometheus end to end', () => {
     let close: (() => Promise<void>) | undefined;
 
     beforeAll(async () => {
-      const target = await gateway!.startGatewayTarget(await freePort());
+      const target = await gateway.startGatewayTarget(await freePort());
       close = target.close;
-      prom = await startPrometheus(PROMETHEUS!, { targets: [target.address], ruleFiles: [ALERTS_FILE], scrapeIntervalSeconds: 1 });
+      prom = await startPrometheus(PROMETHEUS, { targets: [target.address], ruleFiles: [ALERTS_FILE], scrapeIntervalSeconds: 1 });
       await prom.waitForTargetsUp(20_000);
       for (let round = 0; round < TRAFFIC_ROUNDS; round++) {
         await target.round(round);

@@ -2,8 +2,11 @@
 // never calls an upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
-import { redisServerAvailable, startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { requireTools } from '../support/required-tools.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream/index.js';
+
+requireTools('redis-server');
 
 let upstream: ScriptedUpstream;
 const running: GatewayProcess[] = [];
@@ -33,7 +36,7 @@ async function until(cond: () => Promise<boolean>, ms: number): Promise<void> {
   }
 }
 
-describe.skipIf(!redisServerAvailable())('readiness and the state store', () => {
+describe('readiness and the state store', () => {
   it('Redis away: not ready (no address in the answer), stateless requests still served; Redis back: ready', async () => {
     redis = await startRedisServer();
     const g = await startGatewayProcess({ state: { backend: 'redis', url: redis.url, op_timeout_ms: 500 }, providers: providers(), models: { m: { provider: 'up', model: 'claude-up' } } });

@@ -11,8 +11,9 @@
 // which would hide exactly the failures this test counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startGatewayProcess, waitForOutput, type GatewayProcess } from '../support/gateway-process.js';
-import { haproxyAvailable, startHaproxy } from '../support/haproxy.js';
-import { redisServerAvailable, startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { startHaproxy } from '../support/haproxy.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { requireTools } from '../support/required-tools.js';
 import { echoMarkers, marker, responsesTurn } from '../support/responses-chain.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream/index.js';
 
@@ -20,13 +21,12 @@ const INSTANCES = 3;
 const LOAD_MS = 30_000;
 const RPM = 20;
 const LIMITED_TRIES = 45;
-const available = haproxyAvailable() && redisServerAvailable();
+requireTools('haproxy', 'redis-server');
 
 let upstream: ScriptedUpstream;
 let redis: RedisServer;
 
 beforeAll(async () => {
-  if (!available) return;
   redis = await startRedisServer();
   upstream = await startScriptedUpstream();
   upstream.setDefault((req) =>
@@ -251,7 +251,7 @@ function summary(t: Tally): string {
   return `requests ${t.requests} (failed ${t.failed.length}), streams ${t.streams} (cut ${t.cutStreams.length}), conversations ${t.conversations} (broken ${t.brokenConversations.length}), limited key ${t.limitedOk} ok / ${t.limitedRefused} refused / ${t.limitedOther.length} other`;
 }
 
-describe.skipIf(!available)('rolling restart behind HAProxy (three gateways, one Redis)', () => {
+describe('rolling restart behind HAProxy (three gateways, one Redis)', () => {
   it('with the drain: nothing fails, no stream is cut, conversations continue, the limit stays exact', async () => {
     const { tally, logs, loadMs, exitCodes } = await rollingRestart('rr-drain:', 2500);
     console.log(`rolling restart with drain_delay_ms 2500, ${loadMs} ms of load: ${summary(tally)}`);

@@ -14,8 +14,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startGatewayProcess, waitForOutput, type GatewayProcess } from '../support/gateway-process.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { requireTools } from '../support/required-tools.js';
 import { echoMarkers, marker, pool, responsesTurn } from '../support/responses-chain.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream/index.js';
+
+requireTools('redis-server');
 
 const TRANSLATED = 'via-messages';
 const PASS_A = 'via-responses';

@@ -8,10 +8,14 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 /** The gateway's cap on references per request (resolve-item-references.ts). */
 const MAX_ITEM_REFERENCES = 1000;
 import { MODELS, startHarness, type Harness } from '../support/gateway-harness.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { requireTools } from '../support/required-tools.js';
+
+requireTools('redis-server');
 
 const KEYS = [
   { name: 'alice', key: 'sk-alice-fc-1' },

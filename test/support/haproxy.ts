@@ -2,11 +2,12 @@
 // robin, an HTTP health check on /readyz every `checkMs`, and no retry of a refused connection
 // (`retries 0`, no `option redispatch`), which is what kube-proxy gives a Service. Loopback ports only,
 // its own temp dir, run in the foreground (-db) and stopped by its pid.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './gateway-process.js';
+import { requireTool } from './required-tools.js';
 
 export interface Haproxy {
   /** http://127.0.0.1:<port>, the load-balanced front. */
@@ -17,10 +18,6 @@ export interface Haproxy {
   waitUp(index: number, timeoutMs?: number): Promise<void>;
   output(): string;
   stop(): Promise<void>;
-}
-
-export function haproxyAvailable(): boolean {
-  return spawnSync('haproxy', ['-v'], { stdio: 'ignore' }).status === 0;
 }
 
 export async function startHaproxy(backendPorts: number[], options: { checkPath?: string; checkMs?: number } = {}): Promise<Haproxy> {
@@ -59,7 +56,7 @@ export async function startHaproxy(backendPorts: number[], options: { checkPath?
       '',
     ].join('\n'),
   );
-  const child: ChildProcess = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(requireTool('haproxy'), ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

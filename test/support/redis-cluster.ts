@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { requireTool } from './required-tools.js';
 
 export interface RedisCluster {
   ports: number[];
@@ -40,7 +41,7 @@ function run(cmd: string, args: string[], timeoutMs = 15_000): Promise<string> {
 function startNode(port: number, busPort: number, dir: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const proc = spawn(
-      'redis-server',
+      requireTool('redis-server'),
       [
         '--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--dir', dir,
         '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'), '--cluster-node-timeout', '2000',
@@ -67,7 +68,7 @@ function startNode(port: number, busPort: number, dir: string): Promise<ChildPro
     proc.stderr?.on('data', (c: Buffer) => (out += c.toString()));
     proc.once('error', (err) => {
       clearTimeout(timer);
-      reject(new Error(`cannot run redis-server (apt-get install redis-server): ${err.message}`));
+      reject(new Error(`cannot run redis-server: ${err.message}`));
     });
     proc.once('exit', (code) => {
       clearTimeout(timer);
@@ -101,12 +102,12 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
       procs.push(await startNode(port, busPort, dir));
       ports.push(port);
     }
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], 30_000);
+    await run(requireTool('redis-cli'), ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], 30_000);
     // Every node must see all slots covered before the cluster takes commands everywhere.
     const deadline = Date.now() + 15_000;
     for (const port of ports) {
       for (;;) {
-        const info = await run('redis-cli', ['-p', String(port), 'cluster', 'info']);
+        const info = await run(requireTool('redis-cli'), ['-p', String(port), 'cluster', 'info']);
         if (/cluster_state:ok/.test(info)) break;
         if (Date.now() > deadline) throw new Error(`cluster not ok on ${port}: ${info}`);
         await new Promise((r) => setTimeout(r, 100));
@@ -119,7 +120,7 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
   return {
     ports,
     url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
-    cli: (port, ...args) => run('redis-cli', ['-c', '-p', String(port), ...args]),
+    cli: (port, ...args) => run(requireTool('redis-cli'), ['-c', '-p', String(port), ...args]),
     stop,
   };
 }

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { requireTool } from './required-tools.js';
 
 export interface RedisServer {
   port: number;
@@ -14,11 +15,6 @@ export interface RedisServer {
   /** SIGKILL, as a crash; resolves when the process has exited. */
   kill(): Promise<void>;
   stop(): Promise<void>;
-}
-
-export function redisServerAvailable(): boolean {
-  const probe = spawn('redis-server', ['--version'], { stdio: 'ignore' });
-  return probe.pid !== undefined;
 }
 
 async function freePort(): Promise<number> {
@@ -34,6 +30,7 @@ async function freePort(): Promise<number> {
 }
 
 export async function startRedisServer(): Promise<RedisServer> {
+  const binary = requireTool('redis-server');
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-redis-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
@@ -41,7 +38,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   const start = (): Promise<void> =>
     new Promise((resolve, reject) => {
       const proc = spawn(
-        'redis-server',
+        binary,
         ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'notice'],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
@@ -64,7 +61,7 @@ export async function startRedisServer(): Promise<RedisServer> {
       proc.stderr?.on('data', (c: Buffer) => (out += c.toString()));
       proc.once('error', (err) => {
         clearTimeout(timer);
-        reject(new Error(`cannot run redis-server (apt-get install redis-server): ${err.message}`));
+        reject(new Error(`cannot run ${binary}: ${err.message}`));
       });
       proc.once('exit', (code) => {
         clearTimeout(timer);

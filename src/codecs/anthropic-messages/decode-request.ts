@@ -20,19 +20,23 @@ import type {
   ThinkingBody,
   ToolChoiceBody,
 } from '../../protocols/anthropic-messages/request.js';
+import { HTTPS_ONLY, type MediaUrlRule } from '../../ir/media-url.js';
 import { assistantParts, systemParts, textPart, userParts } from './decode-content.js';
+import { checkMediaUrls } from './media-urls.js';
 import { validateCountTokensRequest, validateCreateRequest } from './request-validation.js';
 
-export function decodeRequest(body: unknown, warnings: Warning[]): IrRequest {
-  return toIr(validateCreateRequest(body), warnings);
+/** `mediaUrls`: which `url` sources the door takes (ir/media-url.ts); https: and data: by default. */
+export function decodeRequest(body: unknown, warnings: Warning[], mediaUrls: MediaUrlRule = HTTPS_ONLY): IrRequest {
+  return toIr(validateCreateRequest(body), warnings, mediaUrls);
 }
 
 /** `POST /v1/messages/count_tokens`: the create body without the required `max_tokens`. */
-export function decodeCountTokensRequest(body: unknown, warnings: Warning[]): IrRequest {
-  return toIr(validateCountTokensRequest(body), warnings);
+export function decodeCountTokensRequest(body: unknown, warnings: Warning[], mediaUrls: MediaUrlRule = HTTPS_ONLY): IrRequest {
+  return toIr(validateCountTokensRequest(body), warnings, mediaUrls);
 }
 
-function toIr(body: CountTokensRequestBody, warnings: Warning[]): IrRequest {
+function toIr(body: CountTokensRequestBody, warnings: Warning[], mediaUrls: MediaUrlRule): IrRequest {
+  checkMediaUrls(body.messages, mediaUrls);
   const ir: IrRequest = {
     model: body.model,
     system: [],

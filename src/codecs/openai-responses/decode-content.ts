@@ -2,6 +2,7 @@
 // provider file id. Unknown part types are dropped with a warning; a part that names no source at all
 // is a 400 naming it.
 import { GatewayError } from '../../errors.js';
+import { mediaUrlRefusal, type MediaUrlRule } from '../../ir/media-url.js';
 import type { FilePart, ImagePart, MediaSource, TextPart, Warning } from '../../ir/types.js';
 import { isBase64 } from '../base64-check.js';
 import type {
@@ -13,8 +14,9 @@ import type {
 
 export type ContentIrPart = TextPart | ImagePart | FilePart;
 
-/** One content part → an IR part, or undefined when dropped (with a warning). `param` names the part. */
-export function contentPart(part: ContentPartBody, param: string, warnings: Warning[]): ContentIrPart | undefined {
+/** One content part → an IR part, or undefined when dropped (with a warning). `param` names the part;
+ * `mediaUrls` is the door's rule for `image_url` / `file_url` addresses (ir/media-url.ts). */
+export function contentPart(part: ContentPartBody, param: string, warnings: Warning[], mediaUrls: MediaUrlRule): ContentIrPart | undefined {
   const p = part as KnownContentPartBody;
   switch (p.type) {
     case 'input_text':
@@ -23,19 +25,19 @@ export function contentPart(part: ContentPartBody, param: string, warnings: Warn
     case 'refusal':
       return { type: 'text', text: p.refusal, refusal: true };
     case 'input_image':
-      return imagePart(p, param);
+      return imagePart(p, param, mediaUrls);
     case 'input_file':
-      return filePart(p, param);
+      return filePart(p, param, mediaUrls);
     default:
       warnings.push({ field: 'input.content', message: `content part type ${part.type} cannot be translated; dropped` });
       return undefined;
   }
 }
 
-function imagePart(p: InputImagePartBody, param: string): ImagePart {
+function imagePart(p: InputImagePartBody, param: string, mediaUrls: MediaUrlRule): ImagePart {
   let source: MediaSource;
   if (p.image_url != null && p.image_url !== '') {
-    source = urlSource(p.image_url, param + '.image_url', false, undefined);
+    source = urlSource(p.image_url, param + '.image_url', false, undefined, mediaUrls);
     if (source.kind === 'base64' && !IMAGE_TYPES.has(source.mediaType)) {
       throw new GatewayError(
         'invalid_request',
@@ -54,11 +56,11 @@ function imagePart(p: InputImagePartBody, param: string): ImagePart {
 /** The image types the API takes in a data URL. */
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
 
-function filePart(p: InputFilePartBody, param: string): FilePart {
+function filePart(p: InputFilePartBody, param: string, mediaUrls: MediaUrlRule): FilePart {
   let source: MediaSource;
   const filename = p.filename ?? undefined;
-  if (p.file_data != null && p.file_data !== '') source = urlSource(p.file_data, param + '.file_data', true, filename);
-  else if (p.file_url != null && p.file_url !== '') source = urlSource(p.file_url, param + '.file_url', false, filename);
+  if (p.file_data != null && p.file_data !== '') source = urlSource(p.file_data, param + '.file_data', true, filename, mediaUrls);
+  else if (p.file_url != null && p.file_url !== '') source = urlSource(p.file_url, param + '.file_url', false, filename, mediaUrls);
   else if (p.file_id != null && p.file_id !== '') source = { kind: 'file-id', fileId: p.file_id };
   else throw missing(param + '.file_data', 'an input_file needs file_data, file_url or file_id');
   const part: FilePart = { type: 'file', source };
@@ -74,10 +76,11 @@ function missing(param: string, why: string): GatewayError {
 }
 
 /**
- * `data:<mime>[;params];base64,<payload>` → base64 source; http(s) → URL source. `file_data` may also
- * be a bare base64 payload (then the media type comes from the file name).
+ * `data:<mime>[;params];base64,<payload>` → base64 source; a URL the media-URL rule allows (https:, or
+ * an operator prefix) → URL source. `file_data` may also be a bare base64 payload (then the media type
+ * comes from the file name).
  */
-function urlSource(value: string, param: string, bareAllowed: boolean, filename: string | undefined): MediaSource {
+function urlSource(value: string, param: string, bareAllowed: boolean, filename: string | undefined, mediaUrls: MediaUrlRule): MediaSource {
   if (value.startsWith('data:')) {
     const comma = value.indexOf(',');
     const meta = comma < 0 ? '' : value.slice(5, comma);
@@ -93,15 +96,11 @@ function urlSource(value: string, param: string, bareAllowed: boolean, filename:
     if (!isBase64(data)) throw badBase64(param);
     return { kind: 'base64', mediaType, data };
   }
-  if (/^https?:\/\//i.test(value)) return { kind: 'url', url: value };
-  if (bareAllowed) {
-    if (!isBase64(value)) throw badBase64(param);
-    return { kind: 'base64', mediaType: mediaTypeFor(filename), data: value };
-  }
-  throw new GatewayError('invalid_request', `Invalid '${param}': expected an http(s) URL or a base64 data URL.`, {
-    param,
-    code: 'invalid_value',
-  });
+  if (bareAllowed && isBase64(value)) return { kind: 'base64', mediaType: mediaTypeFor(filename), data: value };
+  const refused = mediaUrlRefusal(value, mediaUrls);
+  if (refused === undefined) return { kind: 'url', url: value };
+  if (bareAllowed && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) throw badBase64(param);
+  throw new GatewayError('invalid_request', `Invalid '${param}': ${refused}.`, { param, code: 'invalid_value' });
 }
 
 function badBase64(param: string): GatewayError {

@@ -2,6 +2,8 @@
 // are hoisted into `system` in order; user messages and tool outputs fold into user turns (tool
 // results first), assistant messages, calls and reasoning into assistant turns; a role change starts
 // a new turn. Item ids and statuses are accepted and ignored; item references were resolved before.
+import { GatewayError } from '../../errors.js';
+import { mediaUrlRefusal, type MediaUrlRule } from '../../ir/media-url.js';
 import type {
   AssistantPart,
   ReasoningCarry,
@@ -85,8 +87,8 @@ class TurnBuilder {
   }
 }
 
-/** Decodes `input`; system/developer text is appended to `system`. */
-export function decodeInput(input: string | readonly InputItemBody[], system: TextPart[], warnings: Warning[]): Turn[] {
+/** Decodes `input`; system/developer text is appended to `system`. `mediaUrls`: the door's media-URL rule. */
+export function decodeInput(input: string | readonly InputItemBody[], system: TextPart[], warnings: Warning[], mediaUrls: MediaUrlRule): Turn[] {
   if (typeof input === 'string') return [{ role: 'user', parts: [{ type: 'text', text: input }] }];
   const b = new TurnBuilder();
   let phaseWarned = false;
@@ -102,7 +104,7 @@ export function decodeInput(input: string | readonly InputItemBody[], system: Te
             phaseWarned = true;
             warnings.push({ field: 'input.phase', message: 'assistant message phase is not translated; dropped' });
           }
-          message(item, param, b, system, warnings);
+          message(item, param, b, system, warnings, mediaUrls);
         }
         // else a bare `{id}` reference: see the item_reference case.
         break;
@@ -114,7 +116,7 @@ export function decodeInput(input: string | readonly InputItemBody[], system: Te
         break;
       case 'function_call_output':
       case 'custom_tool_call_output':
-        b.user(toolResult(item, param, warnings));
+        b.user(toolResult(item, param, warnings, mediaUrls));
         break;
       case 'reasoning':
         b.assistantPart(reasoning(item, warnings));
@@ -127,6 +129,8 @@ export function decodeInput(input: string | readonly InputItemBody[], system: Te
         break;
       default: {
         const type = (item as { type: string }).type;
+        // Dropped in translation, but forwarded as is on the pass-through lane: its screenshot URL too.
+        if (type === 'computer_call_output') checkScreenshotUrl(item, param, mediaUrls);
         warnings.push({
           field: 'input.' + (BUILT_IN_ITEMS.has(type) ? type : 'other'),
           message: `input item type ${type} cannot be translated; dropped`,
@@ -137,7 +141,16 @@ export function decodeInput(input: string | readonly InputItemBody[], system: Te
   return b.finish();
 }
 
-function message(item: MessageItemBody, param: string, b: TurnBuilder, system: TextPart[], warnings: Warning[]): void {
+function checkScreenshotUrl(item: object, param: string, mediaUrls: MediaUrlRule): void {
+  const url = (item as { output?: { image_url?: unknown } }).output?.image_url;
+  if (typeof url !== 'string') return;
+  const refused = mediaUrlRefusal(url, mediaUrls);
+  if (refused === undefined) return;
+  const at = param + '.output.image_url';
+  throw new GatewayError('invalid_request', `Invalid '${at}': ${refused}.`, { param: at, code: 'invalid_value' });
+}
+
+function message(item: MessageItemBody, param: string, b: TurnBuilder, system: TextPart[], warnings: Warning[], mediaUrls: MediaUrlRule): void {
   const content = item.content;
   switch (item.role) {
     case 'system':
@@ -145,7 +158,7 @@ function message(item: MessageItemBody, param: string, b: TurnBuilder, system: T
       if (typeof content === 'string') system.push({ type: 'text', text: content });
       else {
         for (let j = 0; j < content.length; j++) {
-          const part = contentPart(content[j]!, param + '.content[' + j + ']', warnings);
+          const part = contentPart(content[j]!, param + '.content[' + j + ']', warnings, mediaUrls);
           if (part === undefined) continue;
           if (part.type === 'text') system.push(part.refusal ? { type: 'text', text: part.text } : part);
           else warnings.push({ field: 'input.content', message: `${part.type} content in a ${item.role} message cannot be translated; dropped` });
@@ -154,13 +167,13 @@ function message(item: MessageItemBody, param: string, b: TurnBuilder, system: T
       return;
     case 'user':
       if (typeof content === 'string') b.user({ type: 'text', text: content });
-      else for (let j = 0; j < content.length; j++) addUserPart(content[j]!, param + '.content[' + j + ']', b, warnings);
+      else for (let j = 0; j < content.length; j++) addUserPart(content[j]!, param + '.content[' + j + ']', b, warnings, mediaUrls);
       return;
     case 'assistant':
       if (typeof content === 'string') b.assistantPart({ type: 'text', text: content });
       else {
         for (let j = 0; j < content.length; j++) {
-          const part = contentPart(content[j]!, param + '.content[' + j + ']', warnings);
+          const part = contentPart(content[j]!, param + '.content[' + j + ']', warnings, mediaUrls);
           if (part === undefined) continue;
           if (part.type === 'text') b.assistantPart(part);
           else warnings.push({ field: 'input.content', message: `${part.type} content in an assistant message cannot be translated; dropped` });
@@ -174,8 +187,8 @@ function message(item: MessageItemBody, param: string, b: TurnBuilder, system: T
   }
 }
 
-function addUserPart(body: ContentPartBody, param: string, b: TurnBuilder, warnings: Warning[]): void {
-  const part = contentPart(body, param, warnings);
+function addUserPart(body: ContentPartBody, param: string, b: TurnBuilder, warnings: Warning[], mediaUrls: MediaUrlRule): void {
+  const part = contentPart(body, param, warnings, mediaUrls);
   if (part !== undefined) b.user(part);
 }
 
@@ -193,14 +206,14 @@ function toolCall(
   return part;
 }
 
-function toolResult(item: ToolOutputItemBody, param: string, warnings: Warning[]): ToolResultPart {
+function toolResult(item: ToolOutputItemBody, param: string, warnings: Warning[], mediaUrls: MediaUrlRule): ToolResultPart {
   const output = item.output;
   let content: ToolResultContent[];
   if (typeof output === 'string') content = output === '' ? [] : [{ type: 'text', text: output }];
   else {
     content = [];
     for (let j = 0; j < output.length; j++) {
-      const part = contentPart(output[j]!, param + '.output[' + j + ']', warnings);
+      const part = contentPart(output[j]!, param + '.output[' + j + ']', warnings, mediaUrls);
       if (part !== undefined) content.push(part);
     }
   }

@@ -5,6 +5,7 @@
 // caller's `instructions`, `user`, and the unmapped keys of `text` / `reasoning` are kept there too,
 // under their own names, for the echo and for a Responses upstream.
 import { GatewayError } from '../../errors.js';
+import { HTTPS_ONLY, type MediaUrlRule } from '../../ir/media-url.js';
 import type { IrRequest, OutputFormat, ReasoningRequest, Warning } from '../../ir/types.js';
 import type { ReasoningParamBody, TextFormatBody, TextParamBody } from '../../protocols/openai-responses/request.js';
 import { decodeInput } from './decode-input.js';
@@ -28,7 +29,8 @@ const MAPPED = new Set([
   'stream',
 ]);
 
-export function decodeRequest(body: unknown, warnings: Warning[]): IrRequest {
+/** `mediaUrls`: which `image_url` / `file_url` addresses the door takes (ir/media-url.ts). */
+export function decodeRequest(body: unknown, warnings: Warning[], mediaUrls: MediaUrlRule = HTTPS_ONLY): IrRequest {
   const b = validateRequest(body);
   const ir: IrRequest = {
     model: b.model,
@@ -52,7 +54,7 @@ export function decodeRequest(body: unknown, warnings: Warning[]): IrRequest {
   };
   // `instructions` first so hoisted system/developer items land after it, in order.
   if (b.instructions != null && b.instructions !== '') ir.system.push({ type: 'text', text: b.instructions });
-  if (b.input !== undefined) ir.turns = decodeInput(b.input, ir.system, warnings);
+  if (b.input !== undefined) ir.turns = decodeInput(b.input, ir.system, warnings, mediaUrls);
   else if (b.previous_response_id == null && (b as Record<string, unknown>).conversation == null && (b as Record<string, unknown>).prompt == null) {
     throw new GatewayError('invalid_request', "Missing required parameter: 'input'.", {
       param: 'input',

@@ -8,7 +8,7 @@ import { geminiRequestBody } from './encode-request.js';
 import { geminiHeaders, geminiPath } from './paths.js';
 
 export function geminiCountTokensRequest(req: IrRequest, target: DriverTarget): EncodedRequest {
-  const inner = geminiRequestBody(req, target.model, []);
+  const inner = geminiRequestBody(req, target.model, [], target.mediaUrls);
   // Counting takes no answer-shaping settings (thinking, limits): only what is counted.
   delete inner.generationConfig;
   const model = target.model.startsWith('models/') ? target.model : 'models/' + target.model;

@@ -4,6 +4,7 @@
 // turn (Gemini rejects a history with unanswered calls). Thought parts and signatures go back exactly as
 // they came (§6): the signature of an answer part rides on the reasoning part before it.
 import { invalidRequest } from '../../errors.js';
+import { HTTPS_ONLY, mediaUrlRefusal, type MediaUrlRule } from '../../ir/media-url.js';
 import { parseToolArguments } from '../../ir/tool-arguments.js';
 import { wireToolName } from '../../ir/tool-names.js';
 import type { FilePart, ImagePart, IrRequest, ReasoningPart, ToolResultPart, Turn, UserPart, Warning } from '../../ir/types.js';
@@ -34,6 +35,8 @@ interface EncodeState {
   pending: PendingCall[];
   /** Gemini 3 refuses a step whose first call has no signature: unsigned steps get SKIP_SIGNATURE. */
   readonly signSteps: boolean;
+  /** The provider's media-URL rule: `fileData.fileUri` is fetched by Google with the gateway's identity. */
+  readonly mediaUrls: MediaUrlRule;
   warnedReasoning: boolean;
   warnedOrphan: boolean;
   warnedUnsigned: boolean;
@@ -45,14 +48,15 @@ export function encodeSystem(req: IrRequest): { parts: { text: string }[] } | un
   return parts.length > 0 ? { parts } : undefined;
 }
 
-/** `signSteps`: the model checks signatures (Gemini 3 and later). */
-export function encodeContents(req: IrRequest, warnings: Warning[], signSteps = false): GeminiContent[] {
+/** `signSteps`: the model checks signatures (Gemini 3 and later). `mediaUrls`: the target's rule. */
+export function encodeContents(req: IrRequest, warnings: Warning[], signSteps = false, mediaUrls: MediaUrlRule = HTTPS_ONLY): GeminiContent[] {
   const state: EncodeState = {
     contents: [],
     warnings,
     names: new Map(),
     pending: [],
     signSteps,
+    mediaUrls,
     warnedReasoning: false,
     warnedOrphan: false,
     warnedUnsigned: false,
@@ -187,11 +191,11 @@ function encodeUser(turn: UserTurn, t: number, state: EncodeState): void {
     const part = turn.parts[j]!;
     const param = `messages.${t}.content.${j}`;
     if (part.type !== 'tool-result') {
-      const converted = userPart(part, param);
+      const converted = userPart(part, param, state.mediaUrls);
       if (converted) own.push(converted);
       continue;
     }
-    const text = resultText(part, media, param);
+    const text = resultText(part, media, param, state.mediaUrls);
     const name = state.names.get(part.callId);
     const answersPending = state.pending.some((c) => c.callerId === part.callId) && !results?.has(part.callId);
     if (name !== undefined && answersPending) {
@@ -213,11 +217,11 @@ function encodeUser(turn: UserTurn, t: number, state: EncodeState): void {
 }
 
 /** A result's text; its images and documents go to `media` (parts of the same user turn). */
-function resultText(part: ToolResultPart, media: GeminiPart[], param: string): string {
+function resultText(part: ToolResultPart, media: GeminiPart[], param: string, mediaUrls: MediaUrlRule): string {
   let text = '';
   for (let k = 0; k < part.content.length; k++) {
     const item = part.content[k]!;
-    const converted = userPart(item, `${param}.content.${k}`);
+    const converted = userPart(item, `${param}.content.${k}`, mediaUrls);
     if (!converted) continue;
     if (converted.text !== undefined) text += (text ? '\n' : '') + converted.text;
     else media.push(converted);
@@ -225,14 +229,14 @@ function resultText(part: ToolResultPart, media: GeminiPart[], param: string): s
   return text;
 }
 
-function userPart(part: Exclude<UserPart, ToolResultPart>, param: string): GeminiPart | undefined {
+function userPart(part: Exclude<UserPart, ToolResultPart>, param: string, mediaUrls: MediaUrlRule): GeminiPart | undefined {
   switch (part.type) {
     case 'text':
       return part.text.length > 0 ? { text: part.text } : undefined;
     case 'image':
-      return mediaPart(part, param);
+      return mediaPart(part, param, mediaUrls);
     case 'file':
-      return mediaPart(part, param);
+      return mediaPart(part, param, mediaUrls);
     default: {
       const never: never = part;
       return never;
@@ -240,12 +244,15 @@ function userPart(part: Exclude<UserPart, ToolResultPart>, param: string): Gemin
   }
 }
 
-function mediaPart(part: ImagePart | FilePart, param: string): GeminiPart | undefined {
+function mediaPart(part: ImagePart | FilePart, param: string, mediaUrls: MediaUrlRule): GeminiPart | undefined {
   const source = part.source;
   switch (source.kind) {
     case 'base64':
       return { inlineData: { mimeType: source.mediaType, data: source.data } };
     case 'url': {
+      // Last line before Google: on Vertex a gs:// URI is read with the gateway's own identity.
+      const refused = mediaUrlRefusal(source.url, mediaUrls);
+      if (refused !== undefined) throw invalidRequest(`fileData.fileUri: ${refused}`, param);
       const mimeType = mimeFromUrl(source.url) ?? (part.type === 'file' ? 'application/pdf' : undefined);
       return { fileData: mimeType === undefined ? { fileUri: source.url } : { mimeType, fileUri: source.url } };
     }

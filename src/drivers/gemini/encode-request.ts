@@ -1,5 +1,6 @@
 // IR request → Gemini `generateContent` / `streamGenerateContent?alt=sse` (gemini.md §1–§5, mapping.md
 // §16). What cannot cross is dropped with a warning.
+import type { MediaUrlRule } from '../../ir/media-url.js';
 import type { IrRequest, OutputFormat, Warning } from '../../ir/types.js';
 import type { GeminiGenerationConfig, GeminiRequest } from '../../protocols/gemini/request.js';
 import type { DriverTarget, EncodedRequest } from '../types.js';
@@ -13,8 +14,8 @@ import { geminiHeaders, geminiPath } from './paths.js';
 const MAX_STOP = 5;
 
 /** The body without the model (Gemini addresses the model in the path). */
-export function geminiRequestBody(req: IrRequest, model: string, warnings: Warning[]): GeminiRequest {
-  const body: GeminiRequest = { contents: encodeContents(req, warnings, takesThinkingLevel(model)) };
+export function geminiRequestBody(req: IrRequest, model: string, warnings: Warning[], mediaUrls?: MediaUrlRule): GeminiRequest {
+  const body: GeminiRequest = { contents: encodeContents(req, warnings, takesThinkingLevel(model), mediaUrls) };
   const system = encodeSystem(req);
   if (system) body.systemInstruction = system;
   const tools = encodeTools(req, warnings);
@@ -44,7 +45,7 @@ export function geminiRequestBody(req: IrRequest, model: string, warnings: Warni
 }
 
 export function encodeGeminiRequest(req: IrRequest, target: DriverTarget, stream: boolean, warnings: Warning[]): EncodedRequest {
-  const body = geminiRequestBody(req, target.model, warnings);
+  const body = geminiRequestBody(req, target.model, warnings, target.mediaUrls);
   return {
     path: geminiPath(target.model, stream ? 'streamGenerateContent' : 'generateContent'),
     headers: geminiHeaders(target),

@@ -11,6 +11,7 @@ import { MessagesRelay } from './messages-relay.js';
 import type { Relay } from './relay.js';
 import { ResponsesRelay } from './responses-relay.js';
 import { relayStream } from './passthrough-stream.js';
+import { assertTargetTakesMediaUrls } from './media-url-check.js';
 import { callUpstream, callUpstreamWhole } from './upstream-call.js';
 import { continuationBody } from './passthrough-body.js';
 import { factsOf, storedAnswer } from '../stored-answer.js';
@@ -32,6 +33,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
   const protocol = gen.codec.protocol;
   const driver = driverFor(protocol);
   if (!driver.passthroughRequest) throw new GatewayError('api_error', `no pass-through for ${protocol}`);
+  assertTargetTakesMediaUrls(gen.ir, provider);
   // Nothing is translated here, so nothing is lost: decode-time warnings do not apply.
   gen.warnings = [];
   gen.rec.warnings = gen.warnings;

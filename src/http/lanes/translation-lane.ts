@@ -13,11 +13,13 @@ import { applyTargetSettings } from '../../router/target-settings.js';
 import { upstreamStreams } from '../../router/upstream-streaming.js';
 import { EventDelivery } from '../event-delivery.js';
 import type { Generation } from '../generation.js';
+import { assertTargetTakesMediaUrls } from './media-url-check.js';
 import { callUpstream, callUpstreamWhole } from './upstream-call.js';
 
 export async function runTranslationLane(gen: Generation, target: RouteTarget): Promise<void> {
   const provider = target.provider;
   const driver = driverFor(provider.protocol as Protocol);
+  assertTargetTakesMediaUrls(gen.ir, provider);
   const ir = applyTargetSettings(gen.ir, target.target);
   const streamUpstream = upstreamStreams(provider, ir);
   // Warnings are per attempt: a fallback target may drop different things.

@@ -16,6 +16,7 @@ import { GatewayError, toGatewayError } from '../../errors.js';
 import { platformError, platformRequest } from '../../platforms/send.js';
 import type { IrRequest, Protocol } from '../../ir/types.js';
 import { RequestRecord } from '../../observability/request-record.js';
+import { assertTargetTakesMediaUrls } from '../lanes/media-url-check.js';
 import { driverTarget } from '../../router/driver-target.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import type { AppContext } from '../context.js';
@@ -88,6 +89,7 @@ async function upstreamCount(
   const driver = driverFor(provider.protocol as Protocol);
   const same = provider.protocol === codec.protocol;
   const forwarded = same ? driver.forwardedHeaders(request.headers, codec.protocol) : undefined;
+  assertTargetTakesMediaUrls(ir, provider);
   const encoded = driver.countTokensRequest(ir, driverTarget(provider, target.model, forwarded), same ? body : undefined);
   if (!encoded) return undefined;
   const count = await askUpstream(ctx, target, encoded, same, driver);

@@ -4,7 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODELS, startHarness, type Harness } from '../../support/gateway-harness.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { requireTools } from '../../support/required-tools.js';
 import { echoMarkers, marker, responsesTurn } from '../../support/responses-chain.js';
+
+requireTools('redis-server');
 
 const KEY = 'sk-limited-continuation-1';
 let redis: RedisServer;

@@ -11,11 +11,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisServerAvailable, startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { requireTools } from '../../support/required-tools.js';
 import { startScriptedUpstream, type Reply, type ScriptedUpstream } from '../../support/scripted-upstream/index.js';
 
-const HAVE_REDIS = redisServerAvailable();
-if (!HAVE_REDIS) console.warn('!!! SKIPPED test/e2e/access/shared-limits.test.ts: redis-server is not installed (apt-get install redis-server)');
+requireTools('redis-server');
 
 const KEYS = { rpm: 'sk-sy-rpm-1111', conc: 'sk-sy-conc-2222', tpm: 'sk-sy-tpm-3333', budget: 'sk-sy-budget-4444' } as const;
 /** 12 + 9 = 21 tokens; at $3/$15 per million, 171 µUSD. */
@@ -96,7 +96,6 @@ let instances: Instance[] = [];
 let dir = '';
 
 beforeAll(async () => {
-  if (!HAVE_REDIS) return;
   redis = await startRedisServer();
   upstream = await startScriptedUpstream({ defaultReply: () => OK });
   dir = mkdtempSync(join(tmpdir(), 'switchyard-shared-limits-'));
@@ -130,7 +129,7 @@ async function call(n: number, key: string): Promise<Answer> {
   return { status: res.status, headers: res.headers, body: await res.text() };
 }
 
-describe.skipIf(!HAVE_REDIS)('limits shared over Redis by two instances and a --workers 2 instance', () => {
+describe('limits shared over Redis by two instances and a --workers 2 instance', () => {
   it('rpm 100 under 300 concurrent requests: exactly 100 answered, 200 refused with retry-after', async () => {
     const before = upstream!.received.length;
     const t0 = Date.now();

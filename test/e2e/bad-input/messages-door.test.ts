@@ -189,6 +189,31 @@ const CASES: [string, string, Body][] = [
   ],
   ['an unknown image source type', 'messages.0.content.0.source.type', { messages: [{ role: 'user', content: [image({ type: 'ftp', url: 'ftp://x' })] }] }],
   ['a url image source without url', 'messages.0.content.0.source.url', { messages: [{ role: 'user', content: [image({ type: 'url' })] }] }],
+  // media URLs: https: only (ir/media-url.ts); a gs:// URI would be read with the gateway's Google identity
+  ['a gs:// image URL', 'messages.0.content.0.source.url', { messages: [{ role: 'user', content: [image({ type: 'url', url: 'gs://operator-bucket/a.png' })] }] }],
+  [
+    'a gs:// document URL',
+    'messages.0.content.1.source.url',
+    { messages: [{ role: 'user', content: [{ type: 'text', text: 'read' }, { type: 'document', source: { type: 'url', url: 'gs://operator-private-bucket/finance/payroll-2026.pdf' } }] }] },
+  ],
+  ['an http:// image URL', 'messages.0.content.0.source.url', { messages: [{ role: 'user', content: [image({ type: 'url', url: 'http://169.254.169.254/a.png' })] }] }],
+  ['a file:// image URL', 'messages.0.content.0.source.url', { messages: [{ role: 'user', content: [image({ type: 'url', url: 'FILE:///etc/passwd' })] }] }],
+  [
+    'a gs:// image inside a tool_result',
+    'messages.2.content.0.content.0.source.url',
+    {
+      messages: [
+        hi,
+        { role: 'assistant', content: [use('toolu_1')] },
+        { role: 'user', content: [result('toolu_1', { content: [image({ type: 'url', url: 'gs://operator-bucket/a.png' })] })] },
+      ],
+    },
+  ],
+  [
+    'a gs:// image inside a content-source document',
+    'messages.0.content.0.source.content.0.source.url',
+    { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'content', content: [image({ type: 'url', url: 'gs://b/a.png' })] } }] }] },
+  ],
 ];
 
 const LANES: UpstreamProtocol[] = ['messages', 'responses', 'chat', 'gemini'];

@@ -130,6 +130,22 @@ const CASES: [string, string, string | null, Body][] = [
   ['an image data URL that is not base64', 'input[0].content[0].image_url', 'invalid_value', { input: [user([imagePart('data:image/png;base64,not base64!')])] }],
   ['a data URL without base64', 'input[0].content[0].image_url', 'invalid_value', { input: [user([imagePart('data:image/png,rawbytes')])] }],
   ['an ftp image URL', 'input[0].content[0].image_url', 'invalid_value', { input: [user([imagePart('ftp://example.com/a.png')])] }],
+  // media URLs: https: only (ir/media-url.ts); a gs:// URI would be read with the gateway's Google identity
+  ['a gs:// image URL', 'input[0].content[0].image_url', 'invalid_value', { input: [user([imagePart('gs://operator-bucket/a.png')])] }],
+  ['an http:// image URL', 'input[0].content[0].image_url', 'invalid_value', { input: [user([imagePart('http://169.254.169.254/a.png')])] }],
+  [
+    'a gs:// file_url',
+    'input[0].content[0].file_url',
+    'invalid_value',
+    { input: [user([{ type: 'input_file', filename: 'p.pdf', file_url: 'gs://operator-private-bucket/finance/payroll-2026.pdf' }])] },
+  ],
+  ['a gs:// file_data', 'input[0].content[0].file_data', 'invalid_value', { input: [user([{ type: 'input_file', filename: 'p.pdf', file_data: 'gs://operator-bucket/p.pdf' }])] }],
+  [
+    'a gs:// image in a function_call_output',
+    'input[2].output[0].image_url',
+    'invalid_value',
+    { input: [user('hi'), call('call_1'), { type: 'function_call_output', call_id: 'call_1', output: [imagePart('gs://operator-bucket/a.png')] }] },
+  ],
   ['an input_image without a source', 'input[0].content[0].image_url', 'missing_required_parameter', { input: [user([{ type: 'input_image', detail: 'auto' }])] }],
   ['an unknown image detail', 'input[0].content[0].detail', 'invalid_value', { input: [user([{ type: 'input_image', image_url: 'https://example.com/a.png', detail: 'ultra' }])] }],
   [

@@ -99,11 +99,14 @@ describe('the reload hook', () => {
 });
 
 describe('the page files', () => {
-  it('are found from the package root, which src/ and the compiled dist/ both sit one folder below', () => {
+  it('sit next to the module that reads them, where the build copies them into dist/ too', () => {
+    expect(PAGE_DIR).toBe(join(PACKAGE_ROOT, 'src', 'status', 'page'));
     for (const f of ['status.html', 'status.js', 'status.css']) expect(existsSync(join(PAGE_DIR, f))).toBe(true);
     expect(existsSync(join(PACKAGE_ROOT, 'package.json'))).toBe(true);
     const build = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: { rootDir: string; outDir: string } };
     expect(build.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
+    const scripts = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.build).toContain('node scripts/copy-status-page.mjs');
   });
 });
 

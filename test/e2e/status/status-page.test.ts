@@ -13,10 +13,12 @@ import OpenAI from 'openai';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
+import { requireTool, requireTools } from '../../support/required-tools.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../../support/scripted-upstream/index.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const CHROMIUM = '/usr/bin/chromium';
+requireTools('chromium');
+const CHROMIUM = requireTool('chromium');
 const PROMPT = 'PROMPT-MARKER-9731 please summarise the quarterly numbers';
 const ANSWER = 'ANSWER-MARKER-4411 here is the summary';
 const KEYS = { ops: 'k-ops-5cb1e7d2', limited: 'k-limited-93af01', admin: 'k-admin-77d0c4e9' };

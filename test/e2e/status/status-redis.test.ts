@@ -6,14 +6,14 @@ import { resolveConfig } from '../../../src/config/load-config.js';
 import { createStateStore } from '../../../src/state/create-state-store.js';
 import { InstanceRegistry } from '../../../src/state/instance-registry.js';
 import { startHarness, type Harness } from '../../support/gateway-harness.js';
-import { redisServerAvailable, startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { requireTools } from '../../support/required-tools.js';
 
-const available = redisServerAvailable();
+requireTools('redis-server');
 let redis: RedisServer;
 let harness: Harness;
 
 beforeAll(async () => {
-  if (!available) return;
   redis = await startRedisServer();
   harness = await startHarness({
     config: () => ({
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 const status = async () => (await (await fetch(harness.url + '/status.json')).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-describe.skipIf(!available)('status on redis', () => {
+describe('status on redis', () => {
   it('lists the instances sharing the store, marks usage cluster-wide, and shows the store going away', async () => {
     const config = resolveConfig({ auth: { open: true }, providers: {}, models: {}, state: { backend: 'redis', url: redis.url, key_prefix: 'status-test:' } }, 'other');
     const otherStore = createStateStore(config);

@@ -1,18 +1,11 @@
 // A real Prometheus (the Debian `prometheus` package) for tests: a temp config and TSDB, loopback
 // only, a free port, every wait bounded, stopped by pid. CI installs it with
 //   apt-get update && apt-get install -y --no-install-recommends prometheus
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-/** Absolute path of an executable on PATH, or undefined. */
-export function findBinary(name: string): string | undefined {
-  const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8', timeout: 5_000 });
-  const path = r.stdout.trim();
-  return r.status === 0 && path ? path : undefined;
-}
 
 /** A port that was free a moment ago on 127.0.0.1 (the OS picks it). */
 export function freePort(): Promise<number> {

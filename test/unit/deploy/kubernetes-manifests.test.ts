@@ -2,7 +2,7 @@
 // validates against the Kubernetes API schema (kubernetes-models), the ConfigMap's config loads with our
 // own loader, and the numbers agree with each other: probe paths and ports, the drain timeline against
 // the probe period and terminationGracePeriodSeconds, the checksum annotation, the security context.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,10 +16,11 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load-config.js';
 import type { GatewayConfig } from '../../../src/config/types.js';
 import { drainBoundMs } from '../../../src/http/drain.js';
+import { requireTool, requireTools } from '../../support/required-tools.js';
 
 const ROOT = join(import.meta.dirname, '../../../deploy/kubernetes');
-const kubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
-if (!kubectl) console.warn('kubectl not installed (apt-get install kubectl): Kubernetes manifest tests skipped');
+requireTools('kubectl');
+const KUBECTL = requireTool('kubectl');
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = any;
@@ -34,7 +35,7 @@ const MODELS: Record<string, new (data: Obj) => { validate(): void }> = {
 };
 
 function render(overlay: string): Obj[] {
-  const text = execFileSync('kubectl', ['kustomize', join(ROOT, 'overlays', overlay)], { encoding: 'utf8', timeout: 30_000 });
+  const text = execFileSync(KUBECTL, ['kustomize', join(ROOT, 'overlays', overlay)], { encoding: 'utf8', timeout: 30_000 });
   return parseAllDocuments(text).map((d) => d.toJSON() as Obj);
 }
 
@@ -60,7 +61,7 @@ function matches(selector: Record<string, string>, labels: Record<string, string
   return Object.entries(selector).every(([k, v]) => labels[k] === v);
 }
 
-describe.skipIf(!kubectl)('Kubernetes manifests (deploy/kubernetes)', () => {
+describe('Kubernetes manifests (deploy/kubernetes)', () => {
   for (const overlay of ['single', 'redis']) {
     describe(`overlay ${overlay}`, () => {
       const objs = render(overlay);

@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStateStore } from '../../../src/state/redis-store.js';
 import { clusterSeeds, redactUrl } from '../../../src/state/redis-url.js';
 import { startRedisCluster, type RedisCluster } from '../../support/redis-cluster.js';
+import { requireTools } from '../../support/required-tools.js';
 import { stateStoreContract } from './contract.js';
+
+requireTools('redis-server', 'redis-cli');
 
 let cluster: RedisCluster;
 beforeAll(async () => {

@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStateStore } from '../../../src/state/redis-store.js';
 import { StateUnavailableError } from '../../../src/state/types.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { requireTools } from '../../support/required-tools.js';
 import { stateStoreContract } from './contract.js';
+
+requireTools('redis-server');
 
 let redis: RedisServer;
 beforeAll(async () => {

@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnswerRecord } from '../../../src/responses-store/stored-response.js';
 import { startHarness, type Harness } from '../../support/gateway-harness.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { requireTools } from '../../support/required-tools.js';
+
+requireTools('redis-server');
 
 const KEYS = { alice: 'sk-alice-0123456789', bob: 'sk-bob-0123456789' };
 

@@ -362,7 +362,7 @@ describe('messages decodeRequest: field mapping', () => {
               { type: 'text', text: 'a' },
             ],
           },
-          { role: 'system', content: [{ type: 'text', text: 'late rule' }, { type: 'image', source: { type: 'url', url: 'u' } }] },
+          { role: 'system', content: [{ type: 'text', text: 'late rule' }, { type: 'image', source: { type: 'url', url: 'https://example.com/u.png' } }] },
         ],
       }),
     );

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { geminiDriver } from '../../../../src/drivers/gemini/index.js';
 import { foldEvents } from '../../../../src/ir/fold-events.js';
+import { mediaUrlRule } from '../../../../src/ir/media-url.js';
 import type { IrRequest, ToolDefinition, Warning } from '../../../../src/ir/types.js';
 import { decodeChunks, fixture, request, target } from './support.js';
 
@@ -299,5 +300,26 @@ describe('gemini encodeRequest', () => {
       generateContentRequest: { model: 'models/gemini-2.5-pro', contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], systemInstruction: { parts: [{ text: 'S' }] } },
     });
     expect(geminiDriver.decodeCount!({ totalTokens: 12 })).toBe(12);
+  });
+});
+
+describe('gemini encodeRequest: fileData.fileUri under the media-URL rule', () => {
+  const gsPart = (url: string): IrRequest =>
+    request({ turns: [{ role: 'user', parts: [{ type: 'text', text: 'read' }, { type: 'file', source: { kind: 'url', url } }] }] });
+
+  it('refuses a gs:// URI when the provider allows none (the default): Vertex would read it as the gateway', () => {
+    expect(() => geminiDriver.encodeRequest(gsPart('gs://operator-private-bucket/finance/payroll-2026.pdf'), target(), false, [])).toThrow(
+      expect.objectContaining({ kind: 'invalid_request', param: 'messages.0.content.1', message: 'fileData.fileUri: media URLs must be https:// (or data:) URLs; got a gs: URL' }),
+    );
+    // Counting sends the contents too.
+    expect(() => geminiDriver.countTokensRequest(gsPart('gs://operator-bucket/a.pdf'), target(), undefined)).toThrow(/fileData\.fileUri/);
+  });
+
+  it('sends a URI under a prefix the provider allows, and nothing outside it', () => {
+    const allowed = { ...target(), mediaUrls: mediaUrlRule(['gs://public-assets/']) };
+    const enc = geminiDriver.encodeRequest(gsPart('gs://public-assets/report.pdf'), allowed, false, []);
+    expect(JSON.parse(enc.body).contents[0].parts[1]).toEqual({ fileData: { mimeType: 'application/pdf', fileUri: 'gs://public-assets/report.pdf' } });
+    expect(() => geminiDriver.encodeRequest(gsPart('gs://public-assets/../payroll/a.pdf'), allowed, false, [])).toThrow(/fileData\.fileUri/);
+    expect(() => geminiDriver.encodeRequest(gsPart('gs://operator-private-bucket/a.pdf'), allowed, false, [])).toThrow(/fileData\.fileUri/);
   });
 });
