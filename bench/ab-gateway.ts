@@ -30,7 +30,7 @@ import { gatewayModel, LANES } from './lib/lanes.js';
 import { saturate } from './lib/load.js';
 import { cpuSeconds } from './lib/proc-stats.js';
 import { freePort, startService, stopAll, type Service } from './lib/services.js';
-import { ENDPOINT, requestBody, requestHeaders } from './request-bodies.js';
+import { requestBody, requestHeaders, requestPath } from './request-bodies.js';
 
 const REPO = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     }
     const run = async (k: 'A' | 'B', seconds: number): Promise<{ ok: number; cpuS: number }> => {
       const g = gateways[k];
-      const target = { url: g.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, (storeAB && k === 'A') || flags.has('store-false') ? { store: false } : {}) };
+      const target = { url: g.origin + requestPath(lane.door, gatewayModel(lane.upstream, false), stream), headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, (storeAB && k === 'A') || flags.has('store-false') ? { store: false } : {}) };
       const c0 = cpuSeconds(g.pid);
       let ok: number;
       if (rate === null) {
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
         if (r.non2xx || r.errors) throw new Error(`${k}: ${r.non2xx} non-2xx, ${r.errors} errors`);
         ok = r.ok;
       } else {
-        const f = await fixedRate({ origin: g.origin, path: ENDPOINT[lane.door], headers: target.headers, body: target.body, terminal: '' }, rate, seconds);
+        const f = await fixedRate({ origin: g.origin, path: requestPath(lane.door, gatewayModel(lane.upstream, false), stream), headers: target.headers, body: target.body, terminal: '' }, rate, seconds);
         if (f.failures) throw new Error(`${k}: ${f.failures} failures`);
         ok = f.latenciesUs.length;
       }

@@ -1,7 +1,8 @@
 // A fake model provider for benchmarks: one node:http server answering the four upstream protocols
 // (Anthropic `/v1/messages`, OpenAI Responses `/v1/responses` and `/responses`, Chat Completions
 // `/v1/chat/completions` and `/chat/completions`, Gemini `/v1beta/models/{m}:generateContent` and
-// `:streamGenerateContent`) with realistic, complete bodies and event streams.
+// `:streamGenerateContent`) with realistic, complete bodies and event streams. A streamed request for a
+// model named `…-tool-loop` (Messages, Responses) is answered with a tool call: one turn of an agent loop.
 // Everything is precomputed (see upstream-replies.ts): per request it only drains the body, looks for
 // `"stream": true` and the model name without parsing JSON, stamps a unique id and writes bytes, so it is
 // never the bottleneck of a benchmark.
@@ -15,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { parseFlags } from './cli-flags.js';
 import { announceReady, closeServer, listen } from './lib/serve.js';
 import type { Protocol } from './request-bodies.js';
-import { ID_WIDTH, pacingTick, prepareReply, stampId, type PreparedReply } from './upstream-replies.js';
+import { ID_WIDTH, pacingTick, prepareReply, prepareToolCallReply, stampId, TOOL_LOOP_SUFFIX, type PreparedReply } from './upstream-replies.js';
 
 export interface FakeUpstreamOptions {
   host?: string;
@@ -82,7 +83,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const key = protocol + (stream ? '|s|' : '|j|') + model;
     let reply = cache.get(key);
     if (!reply) {
-      reply = prepareReply(protocol, model, stream, events);
+      const toolCall = stream && model.endsWith(TOOL_LOOP_SUFFIX) ? prepareToolCallReply(protocol, model) : undefined;
+      reply = toolCall ?? prepareReply(protocol, model, stream, events);
       if (cache.size < MAX_CACHED) cache.set(key, reply);
     }
     return reply;

@@ -30,7 +30,7 @@ import { Pinner } from './lib/pinning.js';
 import { cpuSeconds } from './lib/proc-stats.js';
 import { freePort, startService, stopAll, type Service } from './lib/services.js';
 import { median, summarize } from './lib/stats.js';
-import { ENDPOINT, geminiPath, requestBody, requestHeaders } from './request-bodies.js';
+import { requestBody, requestHeaders, requestPath } from './request-bodies.js';
 import { UPSTREAM_MODEL } from './lib/lanes.js';
 
 const REPO = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -95,10 +95,10 @@ async function main(): Promise<void> {
       const svc = await startService({ name: `gateway-${k}`, cwd: REPO, args: [...gm.pre, ...(get(`node-flags-${k}`)?.split(' ').filter(Boolean) ?? []), path.resolve(REPO, entry), '--config', config], port, stdoutFile: path.join(tmp, `gateway-${k}.log`), env: gm.env });
       systems.push({ name: k.toUpperCase(), svc, gateway: true });
     }
-    const upstreamPath = lane.upstream === 'gemini' ? geminiPath(UPSTREAM_MODEL.gemini, false) : ENDPOINT[lane.upstream];
+    const upstreamPath = requestPath(lane.upstream, UPSTREAM_MODEL[lane.upstream], false);
     const target = (s: System, l = lane) =>
       s.gateway
-        ? { origin: s.svc.origin, path: ENDPOINT[l.door], headers: requestHeaders(l.door), body: requestBody(l.door, gatewayModel(l.upstream, false), false, storeFalse ? { store: false } : {}), terminal: '' }
+        ? { origin: s.svc.origin, path: requestPath(l.door, gatewayModel(l.upstream, false), false), headers: requestHeaders(l.door), body: requestBody(l.door, gatewayModel(l.upstream, false), false, storeFalse ? { store: false } : {}), terminal: '' }
         : { origin: s.svc.origin, path: upstreamPath, headers: requestHeaders(lane.upstream), body: requestBody(lane.upstream, UPSTREAM_MODEL[lane.upstream], false), terminal: '' };
     const others = [upstream.pid, ...systems.map((s) => s.svc.pid)];
     const measure = async (s: System, secs: number) => {

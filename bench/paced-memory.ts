@@ -32,7 +32,7 @@ import { memoryMiB, resetPeakRss } from './lib/proc-stats.js';
 import { freePort, startService, stopAll, type Service } from './lib/services.js';
 import { pacedStreams } from './lib/stream-clients.js';
 import { describeOpenStreams, heldEvents, measureOpenStreams } from './lib/open-streams-memory.js';
-import { ENDPOINT, requestBody, requestHeaders } from './request-bodies.js';
+import { requestBody, requestHeaders, requestPath } from './request-bodies.js';
 import { STREAM_TERMINAL } from './upstream-replies.js';
 
 const REPO = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
           for (const lane of lanes as Lane[]) {
             for (const stream of [false, true]) {
               const r = await saturate(
-                { url: gateway.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, bodyOptions) },
+                { url: gateway.origin + requestPath(lane.door, gatewayModel(lane.upstream, false), stream), headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, bodyOptions) },
                 64,
                 saturationS,
               );
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
             await pacedStreams(
               {
                 origin: gateway.origin,
-                path: ENDPOINT[lane.door],
+                path: requestPath(lane.door, gatewayModel(lane.upstream, false), true),
                 headers: requestHeaders(lane.door),
                 body: requestBody(lane.door, gatewayModel(lane.upstream, false), true, bodyOptions),
                 terminal: STREAM_TERMINAL[lane.door],

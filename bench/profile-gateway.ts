@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFlags } from './cli-flags.js';
-import { ENDPOINT, requestBody, requestHeaders } from './request-bodies.js';
+import { requestBody, requestHeaders, requestPath } from './request-bodies.js';
 import { gatewayConfig } from './lib/gateway-config.js';
 import { gatewayModel, LANES } from './lib/lanes.js';
 import { fixedRate } from './lib/fixed-rate.js';
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       stdoutFile: path.join(tmp, 'gateway.log'),
       env,
     });
-    const target = { url: gateway.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, flags.has('store-false') ? { store: false } : {}) };
+    const target = { url: gateway.origin + requestPath(lane.door, gatewayModel(lane.upstream, false), stream), headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, flags.has('store-false') ? { store: false } : {}) };
     // Warm-up: start-up and first JIT, left out of the summary.
     await saturate(target, connections, 1);
     const loadStart = performance.now();
@@ -193,7 +193,7 @@ async function main(): Promise<void> {
     if (rate === null) {
       r = await saturate(target, connections, durationS);
     } else {
-      const f = await fixedRate({ origin: gateway.origin, path: ENDPOINT[lane.door], headers: target.headers, body: target.body, terminal: '' }, rate, durationS);
+      const f = await fixedRate({ origin: gateway.origin, path: requestPath(lane.door, gatewayModel(lane.upstream, false), stream), headers: target.headers, body: target.body, terminal: '' }, rate, durationS);
       r = { ok: f.latenciesUs.length, rps: f.achievedRps, non2xx: 0, errors: f.failures };
     }
     const loadEnd = performance.now();

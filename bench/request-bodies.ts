@@ -19,6 +19,11 @@ export function geminiPath(model: string, stream: boolean): string {
   return `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
 }
 
+/** The path a request of that protocol goes to (a Gemini one names the model and the mode). */
+export function requestPath(protocol: Protocol, model: string, stream: boolean): string {
+  return protocol === 'gemini' ? geminiPath(model, stream) : ENDPOINT[protocol];
+}
+
 /** What the body says beyond the conversation. `store: false` is sent only when asked: OpenAI's `store`
  * defaults to true and the OpenAI SDKs and most callers leave it unset, so the default rows store. */
 export interface BodyOptions {

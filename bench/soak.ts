@@ -20,7 +20,7 @@ import { gatewayModel, LANES } from './lib/lanes.js';
 import { saturate } from './lib/load.js';
 import { cpuSeconds, memoryMiB } from './lib/proc-stats.js';
 import { freePort, startService, stopAll } from './lib/services.js';
-import { ENDPOINT, requestBody, requestHeaders } from './request-bodies.js';
+import { requestBody, requestHeaders, requestPath } from './request-bodies.js';
 
 const REPO = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 /** The last window may cost this much more CPU per request than the first before the run fails. */
@@ -42,7 +42,7 @@ try {
   const config = path.join(tmp, 'gateway.yaml');
   writeGatewayConfig(config, { port, metrics: true, upstream: upstream.origin, pacedUpstream: upstream.origin, connections: 256 });
   const gateway = await startService({ name: 'soak-gateway', cwd: tmp, args: [entry, '--config', config], port, stdoutFile: path.join(tmp, 'gateway.log') });
-  const target = { url: gateway.origin + ENDPOINT[lane.door], headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream) };
+  const target = { url: gateway.origin + requestPath(lane.door, gatewayModel(lane.upstream, false), stream), headers: requestHeaders(lane.door), body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream) };
   console.log(`soak: ${lane.id}${stream ? ' streams' : ''}, ${windows} windows of ${windowS} s, 64 connections, ${path.relative(REPO, entry)}`);
   const cpuPerRequest: number[] = [];
   let total = 0;

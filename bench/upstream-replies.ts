@@ -365,6 +365,66 @@ function geminiReply(model: string, stream: boolean, events: number): PreparedRe
   return finish(true, geminiHeaders(true), frames, 'gemini');
 }
 
+// ---------------------------------------------------------------------------------------------
+// Tool calls: an agent loop's turn (the socket bench, socket-overhead.ts)
+
+/** A model whose name ends with this is answered with a call of TOOL_NAME (messages and responses,
+ * streamed): each turn of a tool loop asks for the next call. Chosen by name, so the other lanes' replies
+ * cost the fake upstream nothing more. */
+export const TOOL_LOOP_SUFFIX = '-tool-loop';
+export const TOOL_NAME = 'run_shell';
+/** The call's arguments, streamed in a few pieces as a model writes them. */
+export const TOOL_ARGUMENTS = JSON.stringify({ command: ['bash', '-lc', 'rg -n "retry_budget" src/ && sed -n 1,80p src/router/retry.ts'], workdir: '/repo', timeout_ms: 10000 });
+const TOOL_ARGUMENT_PIECES = 6;
+
+function messagesToolCall(model: string): PreparedReply {
+  const id = 'msg_01' + ID_PLACEHOLDER;
+  const frames: string[] = [
+    sse('message_start', {
+      type: 'message_start',
+      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...messagesUsage, output_tokens: 1 } },
+    }),
+    sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_01' + ID_PLACEHOLDER, name: TOOL_NAME, input: {} } }),
+    sse('ping', { type: 'ping' }),
+  ];
+  for (const partial_json of splitText(TOOL_ARGUMENTS, TOOL_ARGUMENT_PIECES)) {
+    frames.push(sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json } }));
+  }
+  frames.push(
+    sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
+    sse('message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 48 } }),
+    sse('message_stop', { type: 'message_stop' }),
+  );
+  return finish(true, messagesHeaders(true), frames, 'messages');
+}
+
+function responsesToolCall(model: string): PreparedReply {
+  const item = { id: 'fc_' + ID_PLACEHOLDER, type: 'function_call', status: 'completed', arguments: TOOL_ARGUMENTS, call_id: 'call_' + ID_PLACEHOLDER, name: TOOL_NAME };
+  const usage = { ...responsesUsage, output_tokens: 48, total_tokens: INPUT_TOKENS + 48 };
+  let seq = 0;
+  const frames: string[] = [];
+  const push = (type: string, fields: Record<string, unknown>) => frames.push(sse(type, { type, sequence_number: seq++, ...fields }));
+  const snapshot = responseObject(model, 'in_progress', [], null);
+  push('response.created', { response: snapshot });
+  push('response.in_progress', { response: snapshot });
+  push('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
+  splitText(TOOL_ARGUMENTS, TOOL_ARGUMENT_PIECES).forEach((delta, i) => {
+    push('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta, obfuscation: obfuscation(i) });
+  });
+  push('response.function_call_arguments.done', { item_id: item.id, output_index: 0, arguments: TOOL_ARGUMENTS });
+  push('response.output_item.done', { output_index: 0, item });
+  push('response.completed', { response: responseObject(model, 'completed', [item], usage) });
+  // Three framing events on each side of the deltas (a text answer has four before them).
+  return { ...finish(true, openaiHeaders(true), frames, 'responses'), opening: 3, closing: 3 };
+}
+
+/** The streamed tool call of a tool-loop model, or undefined (that protocol has none here). */
+export function prepareToolCallReply(protocol: Protocol, model: string): PreparedReply | undefined {
+  if (protocol === 'messages') return messagesToolCall(model);
+  if (protocol === 'responses') return responsesToolCall(model);
+  return undefined;
+}
+
 export function prepareReply(protocol: Protocol, model: string, stream: boolean, events: number): PreparedReply {
   switch (protocol) {
     case 'messages':

@@ -3,18 +3,24 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AccessService } from './access/access-service.js';
+import { KeyAdmin } from './access/key-admin.js';
+import { RuntimeKeys } from './access/runtime-keys.js';
 import type { GatewayConfig } from './config/types.js';
 import { HttpClient } from './drivers/http-client.js';
 import { GatewayError } from './errors.js';
 import { AnswerSaver } from './http/answer-saver.js';
 import { InFlight } from './http/in-flight.js';
 import { registerAuthHook } from './http/auth-hook.js';
+import { registerAuthRefusalCount } from './http/auth-refusals.js';
 import type { AppContext } from './http/context.js';
 import { codecForPath, frameworkErrorOptions, installFrameworkErrorHandling } from './http/framework-errors.js';
 import { requestIdFor, sendError } from './http/reply-helpers.js';
+import { registerAdminKeyRoutes } from './http/routes/admin-key-routes.js';
 import { registerGenerationRoutes } from './http/routes/generation-routes.js';
+import { registerGeminiRoutes } from './http/routes/gemini-routes.js';
 import { registerModelRoutes } from './http/routes/model-routes.js';
 import { registerOpsRoutes } from './http/routes/ops-routes.js';
+import { registerSocketRoutes } from './http/routes/socket-routes.js';
 import { registerStatusRoutes } from './http/routes/status-routes.js';
 import { registerStoredResponseRoutes } from './http/routes/stored-response-routes.js';
 import { registerTokenCountRoutes } from './http/routes/token-count-routes.js';
@@ -54,10 +60,21 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
   const obs = new Observability({ metricsEnabled: config.metrics.enabled, logger });
   health.onStateChange = (deployment, state) => obs.recordCircuitState(deployment, state);
   const stateStore = createStateStore(config, { onError: (op) => obs.recordStateError(op) });
+  // Keys issued through the admin API: polled from the store (access/runtime-keys.ts). The switch
+  // is read at start-up (a reload cannot add the poller).
+  const runtimeSettings = config.auth.runtimeKeys ?? { enabled: config.auth.adminKeys.length > 0, maxStalenessMs: undefined };
+  const runtimeKeys = runtimeSettings.enabled
+    ? new RuntimeKeys(stateStore, {
+        maxStalenessMs: runtimeSettings.maxStalenessMs,
+        onPollError: throttled(5_000, (err) => logger.warn({ err: obs.safeError(err) }, 'runtime keys not refreshed (state store unavailable)')),
+        onBadRecord: (id) => logger.warn({ record: id }, 'runtime key record unreadable; skipped'),
+      })
+    : undefined;
   // The access service reads ctx.config on every call, so a reload's keys, limits and prices apply
   // to the next request without rebuilding it.
   const access = new AccessService(stateStore, {
     config: () => ctx.config,
+    runtimeKeys,
     releaseRetry: {
       onRetry: (attempt, err) => logger.warn({ attempt, err: obs.safeError(err) }, 'concurrency lease release failed again; retrying'),
       onReleased: (attempt) => logger.info({ attempt }, 'concurrency leases released after a failed settle'),
@@ -81,6 +98,8 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     stateStore,
     access,
     responses,
+    runtimeKeys,
+    keyAdmin: runtimeKeys === undefined ? undefined : new KeyAdmin(stateStore, runtimeKeys, () => ctx.config, logger),
     saver: new AnswerSaver(responses, logger, obs),
     logger,
     secrets: collectSecrets(config),
@@ -88,6 +107,7 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
     status: undefined as unknown as StatusService,
     draining: false,
     inFlight: new InFlight(),
+    sockets: new Set(),
     instances: stateStore.backend === 'redis' ? instanceRegistry(stateStore, obs, logger) : undefined,
   };
   ctx.status = new StatusService({
@@ -132,14 +152,22 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
 
   let ready = false;
   registerAuthHook(app, ctx, codecForPath);
+  registerAuthRefusalCount(app, ctx);
   registerGenerationRoutes(app, ctx);
+  registerGeminiRoutes(app, ctx);
+  registerSocketRoutes(app, ctx);
   registerTokenCountRoutes(app, ctx);
   registerModelRoutes(app, ctx);
   registerOpsRoutes(app, ctx, () => ready);
   registerStoredResponseRoutes(app, ctx);
   registerUsageRoutes(app, ctx);
+  registerAdminKeyRoutes(app, ctx);
   registerStatusRoutes(app, ctx);
+  // The first read is not waited for here (a store that is away must not hold start-up); until it
+  // lands, runtime keys answer 503 and config keys work.
+  void runtimeKeys?.start();
   app.addHook('onClose', async () => {
+    runtimeKeys?.stop();
     await ctx.instances?.stop();
     await ctx.http.close();
     unshare?.();
@@ -164,10 +192,23 @@ export function buildApp(config: GatewayConfig, options: BuildOptions = {}): Bui
       obs.seedCircuitStates(configuredDeployments(next));
       obs.setTap(next.status.enabled ? ctx.status.collector : undefined);
       ctx.http.retain(next.providers.values());
+      // An open WebSocket whose key this reload revoked is told so and closed (socket-session.ts).
+      for (const socket of ctx.sockets) socket.recheckKey();
     },
     setReady(value: boolean) {
       ready = value;
     },
+  };
+}
+
+/** `fn` at most once per `ms` (a store outage fails every poll: one line per interval, not four a second). */
+function throttled<T>(ms: number, fn: (x: T) => void): (x: T) => void {
+  let last = -Infinity;
+  return (x) => {
+    const now = Date.now();
+    if (now - last < ms) return;
+    last = now;
+    fn(x);
   };
 }
 

@@ -25,7 +25,7 @@ interface MetricsMessage {
 }
 
 /** `graceMs`: the longest a worker's drain may take (drainBoundMs). */
-export function runPrimary(workers: number, logger: Logger, graceMs: number, metricsConfig?: GatewayConfig['metrics']): void {
+export function runPrimary(workers: number, logger: Logger, graceMs: number, metricsConfig?: GatewayConfig['metrics'], allowedHosts: readonly string[] = []): void {
   const metrics = clusterMetrics();
   const status = statusBroker();
   // metrics.port: the primary serves the merged view itself (workers no longer route /metrics).
@@ -36,6 +36,7 @@ export function runPrimary(workers: number, logger: Logger, graceMs: number, met
       contentType: metrics.contentType,
       metricsText: () => metrics.metricsText(),
       onError: (err) => logger.warn({ err: err.message }, 'metrics scrape failed'),
+      allowedHosts,
     }).then(
       () => logger.info({ host: metricsConfig.host, port: metricsConfig.port }, 'metrics served on their own port (not on the API port)'),
       (err: Error) => {

@@ -10,6 +10,7 @@ export type GatewayErrorKind =
   | 'not_found' // 404
   | 'conflict' // 409
   | 'request_too_large' // 413
+  | 'upgrade_required' // 426: a WebSocket upgrade where WebSocket mode is off (clients fall back to HTTP)
   | 'rate_limit' // 429
   | 'api_error' // 500
   | 'bad_gateway' // 502: upstream unreachable, or upstream rejected our own credentials
@@ -19,7 +20,7 @@ export type GatewayErrorKind =
 
 export const ERROR_KINDS: readonly GatewayErrorKind[] = [
   'invalid_request', 'context_overflow', 'authentication', 'billing', 'permission', 'not_found', 'conflict',
-  'request_too_large', 'rate_limit', 'api_error', 'bad_gateway', 'overloaded', 'unavailable', 'timeout',
+  'request_too_large', 'upgrade_required', 'rate_limit', 'api_error', 'bad_gateway', 'overloaded', 'unavailable', 'timeout',
 ];
 
 interface KindInfo {
@@ -40,6 +41,7 @@ export const KIND_INFO: Record<GatewayErrorKind, KindInfo> = {
   not_found: { messagesStatus: 404, responsesStatus: 404, retryable: false },
   conflict: { messagesStatus: 409, responsesStatus: 409, retryable: true },
   request_too_large: { messagesStatus: 413, responsesStatus: 413, retryable: false },
+  upgrade_required: { messagesStatus: 426, responsesStatus: 426, retryable: false },
   rate_limit: { messagesStatus: 429, responsesStatus: 429, retryable: true },
   api_error: { messagesStatus: 500, responsesStatus: 500, retryable: true },
   bad_gateway: { messagesStatus: 502, responsesStatus: 502, retryable: true },

@@ -30,6 +30,15 @@ export const LANES: Lane[] = [
   lane('responses', 'chat'),
   lane('messages', 'gemini'),
   lane('responses', 'gemini'),
+  // The Chat Completions and Gemini doors (issues 34 and 35): each door's pass-through, then into the other three.
+  lane('chat', 'chat'),
+  lane('chat', 'messages'),
+  lane('chat', 'responses'),
+  lane('chat', 'gemini'),
+  lane('gemini', 'gemini'),
+  lane('gemini', 'messages'),
+  lane('gemini', 'responses'),
+  lane('gemini', 'chat'),
 ];
 
 /** Lanes whose gateway is also measured with metrics off (one per lane kind keeps the suite short). */

@@ -24,7 +24,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
-import { ENDPOINT, geminiPath, requestBody, requestHeaders } from '../request-bodies.js';
+import { requestBody, requestHeaders, requestPath } from '../request-bodies.js';
 import { STREAM_TERMINAL } from '../upstream-replies.js';
 import type { FakeUpstreamStats } from '../fake-upstream.js';
 import { writeGatewayConfig } from './gateway-config.js';
@@ -183,7 +183,7 @@ async function heapSnapshot(gateway: Service, dir: string, name: string): Promis
 }
 
 /** Signal the probe and wait (bounded) for the line it appends with `key`. */
-async function probeAsk<T>(gateway: Service, file: string, signal: NodeJS.Signals, key: string, waitMs = 20_000): Promise<T | null> {
+export async function probeAsk<T>(gateway: Service, file: string, signal: NodeJS.Signals, key: string, waitMs = 20_000): Promise<T | null> {
   return ((await probeAskLine(gateway, file, signal, key, waitMs))?.[key] as T | undefined) ?? null;
 }
 
@@ -244,7 +244,7 @@ export async function measureOpenStreams(o: OpenStreamsOptions): Promise<OpenStr
     const bodyOptions = o.storeFalse ? { store: false as const } : {};
     const target = (lane: Lane, stream: boolean) => ({
       origin: gateway.origin,
-      path: ENDPOINT[lane.door],
+      path: requestPath(lane.door, gatewayModel(lane.upstream, false), stream),
       headers: requestHeaders(lane.door),
       body: requestBody(lane.door, gatewayModel(lane.upstream, false), stream, bodyOptions),
       terminal: STREAM_TERMINAL[lane.door],
@@ -384,7 +384,7 @@ export async function measureFloorGaps(o: Pick<OpenStreamsOptions, 'repo' | 'str
         return pacedStreams(
           {
             origin: floor.origin,
-            path: lane.upstream === 'gemini' ? geminiPath(model, true) : ENDPOINT[lane.upstream],
+            path: requestPath(lane.upstream, model, true),
             headers: requestHeaders(lane.upstream),
             body: requestBody(lane.upstream, model, true),
             terminal: STREAM_TERMINAL[lane.upstream],

@@ -1,7 +1,7 @@
 // Per-process CPU time and memory from /proc (Linux), to show which side of a measurement was the
 // bottleneck and to report the gateway's peak RSS (VmHWM).
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 let clockTicks = 100;
 try {
@@ -23,6 +23,29 @@ export function cpuSeconds(pid: number): number {
     return (Number(fields[11]) + Number(fields[12])) / clockTicks;
   } catch {
     return NaN;
+  }
+}
+
+/**
+ * CPU seconds used so far by pid's live threads, in nanoseconds of resolution: the sum of each thread's
+ * on-CPU time (`/proc/PID/task/TID/schedstat`, first field, user and system together). For short
+ * measurements where `/proc/PID/stat`'s 10 ms ticks are too coarse; a thread that exits takes its time
+ * with it, so it is for processes whose threads live as long as they do (a node process's are). Falls back
+ * to `cpuSeconds` where schedstat is missing.
+ */
+export function threadCpuSeconds(pid: number): number {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ', 1)[0]);
+      } catch {
+        // the thread just ended
+      }
+    }
+    return ns > 0 ? ns / 1e9 : cpuSeconds(pid);
+  } catch {
+    return cpuSeconds(pid);
   }
 }
 

@@ -4,7 +4,7 @@
 //   await access.settle(caller, alias, upstream, usage, a.leases);   // after the last byte
 // and what the usage endpoints show: usageView(caller) for the calling key, adminView() for admins.
 // Backend failures (StateUnavailableError) propagate: the caller decides how a missing store answers.
-import type { GatewayConfig } from '../config/types.js';
+import type { Budget, GatewayConfig, RateLimits } from '../config/types.js';
 import type { GatewayError } from '../errors.js';
 import type { Usage } from '../ir/types.js';
 import type { Charge, CheckState, Lease, StateStore } from '../state/types.js';
@@ -22,6 +22,8 @@ import {
 import { periodWindow } from './budget-period.js';
 import type { Caller } from './caller.js';
 import { keyIndexFor } from './key-index.js';
+import { LeaseHoldTimes, refusalWaitMs } from './lease-wait.js';
+import type { RuntimeKeys } from './runtime-keys.js';
 import { modelAccessError } from './model-access.js';
 import { costMicros, priceFor } from './price-table.js';
 import { rateLimitHeaders, rfc3339, type Door } from './rate-limit-headers.js';
@@ -32,6 +34,8 @@ export type AccessConfig = Pick<GatewayConfig, 'authKeys' | 'auth' | 'models' | 
 export interface AccessServiceOptions {
   /** The live configuration, read on every call so a reload applies to the next request. */
   config: () => AccessConfig;
+  /** Keys and teams issued at runtime: listed by the admin view beside the config's. */
+  runtimeKeys?: RuntimeKeys;
   now?: () => number;
   /** Longest a concurrency lease lives if settle never comes (a crashed worker), when admit() is not
    * told the request's own bound. Default 30 min. */
@@ -81,6 +85,8 @@ export interface SpendView {
 export interface UsageView {
   key: string;
   team: string | null;
+  /** A runtime key's expiry (RFC 3339); null for keys that do not expire. */
+  expires_at: string | null;
   limits: LimitView[];
   spend: SpendView[];
 }
@@ -100,17 +106,22 @@ const DEFAULT_RELEASE_DELAYS_MS: readonly number[] = [250, 500, 1_000, 2_000, 4_
 
 export class AccessService {
   private readonly config: () => AccessConfig;
+  private readonly runtimeKeys: RuntimeKeys | undefined;
   private readonly now: () => number;
   private readonly leaseMs: number;
   private readonly releaseRetry: NonNullable<AccessServiceOptions['releaseRetry']>;
   /** Releases being retried in the background (tests and shutdown can wait for them). */
   private readonly retrying = new Set<Promise<void>>();
+  /** When each admission's leases were taken (settle reads it back), and how long leases were held lately. */
+  private readonly takenAt = new WeakMap<readonly Lease[], number>();
+  private readonly holds = new LeaseHoldTimes();
 
   constructor(
     private readonly store: StateStore,
     options: AccessServiceOptions,
   ) {
     this.config = options.config;
+    this.runtimeKeys = options.runtimeKeys;
     this.now = options.now ?? Date.now;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.releaseRetry = options.releaseRetry ?? {};
@@ -130,8 +141,13 @@ export class AccessService {
     const result = await this.store.admit(plan.checks);
     const headers = rateLimitHeaders(door, plan.meta, result.states, now, result.ok);
     const budgets = budgetsSeen(plan.meta, result.states);
-    if (result.ok) return { ok: true, headers, leases: result.leases, budgets };
-    const error = refusalError(plan.meta[result.failed]!, result.states[result.failed], result.retryAfterMs);
+    if (result.ok) {
+      if (result.leases.length > 0) this.takenAt.set(result.leases, now);
+      return { ok: true, headers, leases: result.leases, budgets };
+    }
+    // A concurrency refusal waits for a slot likely to free, not for the lease's lifetime (lease-wait.ts).
+    const waitMs = refusalWaitMs(plan.checks, result.states, result.retryAfterMs, this.holds);
+    const error = refusalError(plan.meta[result.failed]!, result.states[result.failed], waitMs);
     return { ok: false, error, headers, budgets };
   }
 
@@ -178,6 +194,8 @@ export class AccessService {
     leases: readonly Lease[],
     cost?: Settled,
   ): Promise<Settled> {
+    const takenAt = this.takenAt.get(leases);
+    if (takenAt !== undefined) this.holds.observe(this.now() - takenAt);
     let settled: Settled = UNPRICED;
     let charges: Charge[] | undefined;
     try {
@@ -247,10 +265,10 @@ export class AccessService {
   async adminView(): Promise<AdminView> {
     const config = this.config();
     const now = this.now();
-    const callers = keyIndexFor(config.authKeys, config.auth).callers();
+    const callers = [...keyIndexFor(config.authKeys, config.auth).callers(), ...(this.runtimeKeys?.allCallers(config.auth) ?? [])];
     const plans = callers.map((c) => admissionPlan(c, now, this.leaseMs));
     const spends = callers.map((c) => spendsOf(c, now));
-    const teams = [...config.auth.teams.values()];
+    const teams: { name: string; limits?: RateLimits | undefined; budget?: Budget | undefined }[] = [...config.auth.teams.values(), ...(this.runtimeKeys?.teams() ?? [])];
     const teamPlans = teams.map((t) => {
       const plan: AdmissionPlan = { checks: [], meta: [] };
       addScope(plan, 'team', t.name, t.limits, t.budget, now, this.leaseMs);
@@ -357,6 +375,7 @@ function viewOf(caller: Caller, plan: AdmissionPlan, states: readonly CheckState
   return {
     key: caller.name,
     team: caller.team ?? null,
+    expires_at: caller.expiresAt === undefined ? null : new Date(caller.expiresAt).toISOString(),
     limits: limitViews(plan, states, now),
     spend: spends.map((s, i) => spendView(s, counters[i] ?? 0)),
   };

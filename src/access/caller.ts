@@ -26,6 +26,8 @@ export interface Caller {
   key: Policy;
   /** The team's policy, applied on top of the key's. */
   teamPolicy: Policy | undefined;
+  /** A runtime key's expiry (ms since the epoch); config keys never expire. */
+  expiresAt?: number;
 }
 
 const UNLIMITED: Policy = Object.freeze({ models: undefined, limits: undefined, budget: undefined });

@@ -36,13 +36,19 @@ export class KeyIndex {
     // No keys at all (an open gateway): nothing to match, and no timing to hide.
     if (this.entries.length === 0) return undefined;
     // One-shot hash (Node ≥ 20.12): no Hash object per request.
-    const digest = hash('sha256', presented ?? '', 'buffer');
+    return this.lookupDigest(hash('sha256', presented ?? '', 'buffer'), presented === undefined);
+  }
+
+  /** The same, from the presented key's sha256 (computed once by the caller, who also needs it for
+   * runtime keys). `absent`: no key was sent (the digest of "" is compared, and nothing matches). */
+  lookupDigest(digest: Buffer, absent: boolean): Caller | undefined {
+    if (this.entries.length === 0) return undefined;
     let found: Caller | undefined;
     for (const e of this.entries) {
       // No early exit: every request compares against every entry.
       if (timingSafeEqual(e.digest, digest) && found === undefined) found = e.caller;
     }
-    return presented === undefined ? undefined : found;
+    return absent ? undefined : found;
   }
 
   /** Every key caller (not admins), in config order: the admin view lists them. */

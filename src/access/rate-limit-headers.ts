@@ -4,12 +4,15 @@
 // - Messages (messages.md §14): anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset}, reset
 //   as RFC 3339. Our token limit counts input + output together, so the input-/output-tokens
 //   variants are not sent: they would claim a split the gateway does not enforce.
-// - Responses (responses.md §2): x-ratelimit-{limit,remaining,reset}-{requests,tokens}, reset as a
+// - Responses and Chat Completions (responses.md §2): x-ratelimit-{limit,remaining,reset}-{requests,tokens}, reset as a
 //   duration (`1s`, `6m0s`, `250ms`).
+// - Gemini: Google sends no such headers (a refusal's delay is in its body's RetryInfo); the door gets
+//   the x-ratelimit-* set, which costs a Gemini client nothing and tells an operator the room left.
+import type { GenerationDoor } from '../codecs/doors.js';
 import type { CheckState } from '../state/types.js';
 import { MINUTE_MS, type CheckMeta } from './admission-plan.js';
 
-export type Door = 'messages' | 'responses';
+export type Door = GenerationDoor;
 
 interface Room {
   limit: number;

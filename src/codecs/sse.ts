@@ -1,6 +1,6 @@
-// The single writer of server-sent event frames. Every frame carries an `event:` line (the Anthropic
-// SDK drops frames without one) and one line of JSON data, and is produced as one string so it is
-// written to the socket in one piece.
+// The single writer of server-sent event frames. A Messages or Responses frame carries an `event:` line
+// (the Anthropic SDK drops frames without one), a Chat Completions frame only its data line; each is one
+// line of JSON data, produced as one string so it is written to the socket in one piece.
 
 export function sseFrame(event: string, data: string): string {
   return 'event: ' + event + '\ndata: ' + data + '\n\n';
@@ -23,4 +23,9 @@ export const SSE_FRAME_END = '\n\n';
 /** A comment line: a keep-alive every SSE client ignores. */
 export function sseComment(text: string): string {
   return ': ' + text + '\n\n';
+}
+
+/** A frame with only a data line: the Chat Completions stream's form (no `event:` lines). */
+export function sseData(data: string): string {
+  return 'data: ' + data + '\n\n';
 }

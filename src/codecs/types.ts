@@ -2,6 +2,7 @@
 import type { GatewayError } from '../errors.js';
 import type { MediaUrlRule } from '../ir/media-url.js';
 import type { IrEvent, IrRequest, IrResult, Warning } from '../ir/types.js';
+import type { GenerationDoor } from './doors.js';
 
 export interface EncodeContext {
   /** The decoded caller request (model to echo, tools, reasoning summary wish, Responses echo fields). */
@@ -36,20 +37,40 @@ export interface StreamEncoder {
   readonly completedAt?: number;
 }
 
+/** What a door's WebSocket mode reads from a client text frame (its JSON, parsed once). */
+export type SocketClientEvent =
+  | { type: 'create'; body: Record<string, unknown>; generate: boolean }
+  | { type: 'inject'; responseId: string; input: unknown[] }
+  /** Known, and nothing to do (an acknowledgement). */
+  | { type: 'ignored' };
+
+/** A door's WebSocket mode: the client events, and the server events outside a response's stream. */
+export interface SocketCodec {
+  /** Throws GatewayError('invalid_request') naming the field for an event it does not take. */
+  decodeClientEvent(event: unknown): SocketClientEvent;
+  /** A failure outside a response's stream (refused before it started, a bad client event), with the
+   * HTTP status it stands for. */
+  encodeErrorEvent(err: GatewayError): { status: number; text: string };
+  encodeInjectFailed(responseId: string, input: unknown[], code: 'response_already_completed' | 'response_not_found', message: string): string;
+}
+
 export interface InboundCodec {
-  readonly protocol: 'messages' | 'responses';
+  readonly protocol: GenerationDoor;
+  /** The path the door serves (`POST`); also how a failure before routing finds its envelope. */
+  readonly path: string;
   /** Response header carrying the request id (`request-id` for Anthropic, `x-request-id` for OpenAI). */
   readonly requestIdHeader: string;
-  /** Prefix of the gateway-owned response id (`msg_` / `resp_`). */
+  /** Prefix of the gateway-owned response id (`msg_` / `resp_` / `chatcmpl-`). */
   readonly responseIdPrefix: string;
-  /** The frame a stream sends during upstream silence (Messages `ping` event / Responses SSE comment). */
+  /** The frame a stream sends during upstream silence (Messages `ping` event / an SSE comment). */
   readonly keepAliveFrame: string;
-  /** The door's token-counting endpoint, as the request record names it. */
-  readonly countEndpoint: 'count_tokens' | 'input_tokens';
-  /** Validate and decode a token-counting request body (no `max_tokens` needed). */
-  decodeCountRequest(body: unknown, warnings: Warning[], mediaUrls?: MediaUrlRule): IrRequest;
-  /** The token-counting answer body. */
-  encodeCount(inputTokens: number): string;
+  /** The request field of the caller's output limit, as warnings name it (`max_tokens`, …). */
+  readonly outputLimitField: string;
+  /** The door registers its own routes (Gemini: the model is in the path, so a codec is made per
+   * request); `path` then only names them. */
+  readonly ownRoutes?: boolean;
+  /** The stream's content type when it is not `text/event-stream` (Gemini's JSON-array stream). */
+  readonly streamContentType?: string;
   /** Validate (compiled TypeBox) and decode a parsed JSON body. Throws GatewayError('invalid_request',
    * message naming the field, { param }) on bad input. Unknown fields are kept in `extras` or reported
    * as warnings, never rejected. Every URL-sourced media part is checked with `mediaUrls` (the
@@ -61,4 +82,16 @@ export interface InboundCodec {
   createStreamEncoder(ctx: EncodeContext, write: (frame: string) => void): StreamEncoder;
   /** An error in the caller's envelope, with its status and headers (retry-after, x-should-retry). */
   encodeError(err: GatewayError, requestId: string): EncodedError;
+  /** The door's WebSocket mode, when it has one (Responses). */
+  readonly socket?: SocketCodec;
+}
+
+/** A door with a token-counting endpoint (Messages `count_tokens`, Responses `input_tokens`). */
+export interface CountingCodec extends InboundCodec {
+  /** The door's token-counting endpoint, as the request record names it. */
+  readonly countEndpoint: 'count_tokens' | 'input_tokens' | 'countTokens';
+  /** Validate and decode a token-counting request body (no `max_tokens` needed). */
+  decodeCountRequest(body: unknown, warnings: Warning[], mediaUrls?: MediaUrlRule): IrRequest;
+  /** The token-counting answer body. */
+  encodeCount(inputTokens: number): string;
 }

@@ -36,6 +36,17 @@ export function defaultConfig(env: Record<string, string | undefined>): RawConfi
   };
 }
 
+/**
+ * What the embedded default leaves out, and why, for the start-up log: a vendor without its key is not
+ * routed at all (its names answer 404 like any unknown model), rather than routed and refused upstream.
+ */
+export function embeddedDefaultNotes(env: Record<string, string | undefined>): string[] {
+  const notes: string[] = [];
+  if (!env.ANTHROPIC_API_KEY) notes.push('ANTHROPIC_API_KEY is not set: claude-* is not routed (set it and restart)');
+  if (!env.OPENAI_API_KEY) notes.push('OPENAI_API_KEY is not set: gpt-*, o<digit>*, codex-* are not routed (set it and restart)');
+  return notes;
+}
+
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

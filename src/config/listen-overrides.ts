@@ -20,7 +20,7 @@ export function applyListenOverrides(raw: unknown, env: Record<string, string | 
   let port: number | undefined;
   if (portText !== undefined) {
     port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
-    if (!(port >= 0 && port <= 65535)) throw new ConfigError(`SWITCHYARD_PORT: must be a port number from 0 to 65535 (got "${portText.slice(0, 40)}")`);
+    if (!(port >= 0 && port <= 65535)) throw new ConfigError(`SWITCHYARD_PORT: must be a port number from 0 to 65535`);
   }
   const doc = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as { server?: unknown }) : undefined;
   const fileServer = doc?.server !== null && typeof doc?.server === 'object' && !Array.isArray(doc.server) ? (doc.server as Record<string, unknown>) : undefined;

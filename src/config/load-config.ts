@@ -6,9 +6,14 @@ import { parse as parseYaml } from 'yaml';
 import type { DriverOptions } from '../drivers/types.js';
 import { defaultConfig } from './default-config.js';
 import { ConfigError } from './config-error.js';
-import { interpolate } from './interpolate.js';
+import { interpolateDocument } from './interpolate.js';
+import { describeSchemaErrors, nearest } from './schema-errors.js';
+import { checkBaseUrl } from './check-base-url.js';
+import { providerCredentials } from './provider-credentials.js';
 import { applyListenOverrides } from './listen-overrides.js';
 import { resolveAuth, resolvePrice } from './resolve-auth.js';
+import { checkOperatorAccess } from './operator-access.js';
+import { resolveAllowedHosts } from './resolve-allowed-hosts.js';
 import { resolvePlatform } from './resolve-platform.js';
 import { doorMediaUrlRule, resolveMediaUrlPrefixes } from './resolve-media-urls.js';
 import { clusterSeeds, isClusterUrl } from '../state/redis-url.js';
@@ -35,8 +40,10 @@ export function loadConfig(options: LoadOptions): GatewayConfig {
     try {
       return { ...resolveConfig(raw, 'embedded default', options.defaultStateBackend), listenFrom };
     } catch (err) {
-      if (err instanceof ConfigError && err.message.startsWith('auth:')) {
-        throw new ConfigError(`${err.message} (the embedded default has no keys and is open only on a loopback SWITCHYARD_HOST; to listen on another address, give a config file with auth.keys)`);
+      if (err instanceof ConfigError && err.problems.some((p) => p.startsWith('auth:'))) {
+        throw new ConfigError(
+          err.problems.map((p) => (p.startsWith('auth:') ? `${p} (the embedded default has no keys and is open only on a loopback SWITCHYARD_HOST; to listen on another address, give a config file with auth.keys)` : p)),
+        );
       }
       throw err;
     }
@@ -51,30 +58,57 @@ export function loadConfig(options: LoadOptions): GatewayConfig {
   try {
     template = parseYaml(text);
   } catch (err) {
-    throw new ConfigError(`config file ${options.file} is not valid YAML: ${(err as Error).message}`);
+    // The parser's first line says what and where (line, column); the excerpt it adds after it is
+    // the file's own text, secrets included, and is left out (review R6).
+    throw new ConfigError(`config file ${options.file} is not valid YAML: ${(err as Error).message.split('\n')[0]!.replace(/:$/, '')}`);
   }
-  const raw = interpolate(template, options.env);
+  const { value: raw, unset, problems } = interpolateDocument(template, options.env);
   const listenFrom = applyListenOverrides(raw, options.env);
-  return { ...resolveConfig(raw, options.file, options.defaultStateBackend, template), listenFrom };
+  return { ...resolveConfig(raw, options.file, options.defaultStateBackend, template, { unset, problems }), listenFrom };
+}
+
+/** What interpolation found (interpolate.ts): variables left unset, by key, and `$VAR` slips. */
+export interface InterpolationFindings {
+  unset: ReadonlyMap<string, readonly string[]>;
+  problems: readonly string[];
 }
 
 /**
  * Validate a parsed (already interpolated) document and resolve defaults. `template` is the document
  * before interpolation, when there was one: errors about empty values name the variable behind them.
+ * Every problem is reported at once: all of the schema's (a document of the wrong shape goes no
+ * further), else every one the resolution finds, provider by provider, model by model.
  */
-export function resolveConfig(raw: unknown, source: string, defaultStateBackend: 'memory' | 'file' = 'memory', template?: unknown): GatewayConfig {
-  if (!checkConfig.Check(raw)) {
-    const first = checkConfig.Errors(raw).First();
-    const key = first ? pointerToKey(first.path) : '';
-    throw new ConfigError(`${key || '(root)'}: ${first?.message ?? 'invalid'}${first ? describeValue(first.value) : ''}`);
-  }
+export function resolveConfig(
+  raw: unknown,
+  source: string,
+  defaultStateBackend: 'memory' | 'file' = 'memory',
+  template?: unknown,
+  found: InterpolationFindings = { unset: new Map(), problems: [] },
+): GatewayConfig {
+  if (!checkConfig.Check(raw)) throw new ConfigError([...found.problems, ...describeSchemaErrors(checkConfig.Errors(raw), raw)]);
+  const problems: string[] = [...found.problems];
+  /** Runs one independent part of the resolution; its ConfigError joins the list instead of ending it. */
+  const part = <T>(fn: () => T): T | undefined => {
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(...err.problems);
+      return undefined;
+    }
+  };
   const cfg = raw as RawConfig;
   const providers = new Map<string, ProviderConfig>();
-  for (const [name, p] of Object.entries(cfg.providers)) providers.set(name, resolveProvider(name, p));
+  for (const [name, p] of Object.entries(cfg.providers)) {
+    const resolved = part(() => resolveProvider(name, p, found.unset, (template as { providers?: Record<string, unknown> } | undefined)?.providers?.[name]));
+    if (resolved) providers.set(name, resolved);
+  }
+  const providerNames = Object.keys(cfg.providers);
 
   const exact: ModelConfig[] = [];
   const wild: ModelConfig[] = [];
-  for (const [name, m] of Object.entries(cfg.models)) {
+  for (const [name, m] of Object.entries(cfg.models)) part(() => {
     const key = `models.${name}`;
     const rawTargets = m.targets ?? (m.provider ? [{ provider: m.provider, model: m.model, defaults: m.defaults, overrides: m.overrides }] : []);
     if (rawTargets.length === 0) throw new ConfigError(`${key}: needs a provider or a list of targets`);
@@ -82,8 +116,10 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
     const pattern = /[*?[]/.test(name) ? globToRegExp(name) : undefined;
     const targets = rawTargets.map((t, i) => {
       const tkey = m.targets ? `${key}.targets.${i}` : key;
-      if (!providers.has(t.provider)) {
-        throw new ConfigError(`${tkey}.provider: unknown provider "${t.provider}" (known: ${[...providers.keys()].join(', ')})`);
+      // A provider that failed its own checks is known: its problem is already listed.
+      if (!providerNames.includes(t.provider)) {
+        const near = nearest(t.provider, providerNames);
+        throw new ConfigError(`${tkey}.provider: unknown provider "${t.provider}" (known: ${providerNames.join(', ')})${near ? `; did you mean ${near}?` : ''}`);
       }
       return {
         provider: t.provider,
@@ -97,11 +133,18 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
     const model: ModelConfig = { name, pattern, targets, strategy: m.strategy ?? 'fallback' };
     if (m.price) model.price = resolvePrice(m.price);
     (pattern ? wild : exact).push(model);
-  }
+  });
 
   const server = cfg.server ?? {};
-  const { authKeys, auth } = resolveAuth(cfg.auth, (template as { auth?: unknown } | undefined)?.auth);
-  const state = resolveState(cfg.state, defaultStateBackend);
+  const access = part(() => resolveAuth(cfg.auth, (template as { auth?: unknown } | undefined)?.auth));
+  const state = part(() => resolveState(cfg.state, defaultStateBackend));
+  const allowedHosts = part(() => resolveAllowedHosts(server.allowed_hosts));
+  const responsesStore = state && part(() => resolveResponsesStore(cfg, state, access?.authKeys.length ?? 0));
+  const metrics = { enabled: cfg.metrics?.enabled ?? true, port: cfg.metrics?.port ?? 0, host: cfg.metrics?.host ?? '127.0.0.1', public: cfg.metrics?.public ?? false };
+  const status = { enabled: cfg.status?.enabled ?? false, pathPrefix: cfg.status?.path_prefix ?? '', public: cfg.status?.public ?? false };
+  if (access) part(() => (checkOperatorAccess({ auth: access.auth, metrics, status }), true));
+  if (problems.length > 0 || !access || !state || !allowedHosts || !responsesStore) throw new ConfigError(problems);
+  const { authKeys, auth } = access;
   return {
     server: {
       host: server.host ?? '127.0.0.1',
@@ -114,13 +157,20 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
       // (dropped handshakes: connect timeouts, resets; bench/profiles.md, issue 25). The kernel caps it
       // at net.core.somaxconn.
       listenBacklog: server.listen_backlog ?? 4096,
+      allowedHosts,
+    },
+    websocket: {
+      enabled: cfg.websocket?.enabled ?? true,
+      connectionLimitMs: cfg.websocket?.connection_limit_ms ?? 3_600_000,
+      idleTimeoutMs: cfg.websocket?.idle_timeout_ms ?? 900_000,
+      pingIntervalMs: cfg.websocket?.ping_interval_ms ?? 30_000,
     },
     authKeys,
     auth,
     logLevel: cfg.log?.level ?? 'info',
-    metrics: { enabled: cfg.metrics?.enabled ?? true, port: cfg.metrics?.port ?? 0, host: cfg.metrics?.host ?? '127.0.0.1' },
-    status: { enabled: cfg.status?.enabled ?? false, pathPrefix: cfg.status?.path_prefix ?? '' },
-    responsesStore: resolveResponsesStore(cfg, state, authKeys.length),
+    metrics,
+    status,
+    responsesStore,
     state,
     providers,
     models: [...exact, ...wild],
@@ -132,13 +182,13 @@ export function resolveConfig(raw: unknown, source: string, defaultStateBackend:
 /** The Gemini API's own base URL (gemini.md §1): a `protocol: gemini` provider may leave `base_url` out. */
 const GEMINI_API_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';
 
-function resolveProvider(name: string, p: RawProvider): ProviderConfig {
+function resolveProvider(name: string, p: RawProvider, unset: ReadonlyMap<string, readonly string[]>, template: unknown): ProviderConfig {
   const key = `providers.${name}`;
   let origin = '';
   let basePath = '';
   let baseUrl = '';
-  const apiKeys = [...(p.api_keys ?? []), ...(p.api_key ? [p.api_key] : [])].filter((k) => k !== '');
-  const platform = resolvePlatform(key, p, apiKeys.length > 0);
+  const { apiKeys, given } = providerCredentials(key, p, unset, template);
+  const platform = resolvePlatform(key, p, { given, count: apiKeys.length });
   if (p.protocol !== 'demo') {
     const given = p.base_url ?? platform?.defaultBaseUrl ?? (p.protocol === 'gemini' ? GEMINI_API_BASE_URL : undefined);
     if (!given) throw new ConfigError(`${key}.base_url: required for protocol ${p.protocol}${platform ? ` on platform ${platform.settings.kind}` : ''}`);
@@ -146,8 +196,9 @@ function resolveProvider(name: string, p: RawProvider): ProviderConfig {
     try {
       url = new URL(given);
     } catch {
-      throw new ConfigError(`${key}.base_url: not a URL: ${given}`);
+      throw new ConfigError(`${key}.base_url: not a URL`);
     }
+    checkBaseUrl(key, p, url);
     baseUrl = given.replace(/\/+$/, '');
     origin = url.origin;
     basePath = url.pathname.replace(/\/+$/, '');
@@ -218,16 +269,6 @@ export function globToRegExp(glob: string): RegExp {
     } else re += c.replace(/[.+^${}()|\\/]/g, '\\$&');
   }
   return new RegExp(re + '$');
-}
-
-function pointerToKey(pointer: string): string {
-  return pointer.replace(/^\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
-}
-
-function describeValue(value: unknown): string {
-  if (value === undefined) return '';
-  const s = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
-  return s && s.length < 80 ? ` (got ${s})` : '';
 }
 
 function resolveState(raw: RawConfig['state'], defaultBackend: 'memory' | 'file'): StateConfig {

@@ -6,6 +6,8 @@ import type { RawAuth, RawBudget, RawLimits, RawPrice } from './schema.js';
 import type { AdminKeyConfig, AuthConfig, Budget, KeyConfig, ModelPrice, RateLimits, TeamConfig } from './types.js';
 
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
+/** auth.runtime_keys.max_staleness_s by default: rides out a Redis fail-over, refuses a stale copy soon after. */
+const DEFAULT_MAX_STALENESS_MS = 5_000;
 
 export interface ResolvedAuth {
   authKeys: KeyConfig[];
@@ -35,9 +37,20 @@ export function resolveAuth(raw: RawAuth | undefined, template?: unknown): Resol
     owners.set(digest, field);
   };
 
+  // Every entry is checked: their problems are reported together.
+  const problems: string[] = [];
+  const each = <T>(list: readonly T[] | undefined, fn: (item: T, i: number) => void) =>
+    (list ?? []).forEach((item, i) => {
+      try {
+        fn(item, i);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        problems.push(...err.problems);
+      }
+    });
   const authKeys: KeyConfig[] = [];
   const disabled: string[] = [];
-  (raw?.keys ?? []).forEach((k, i) => {
+  each(raw?.keys, (k, i) => {
     const field = `auth.keys.${i}`;
     const id = identity(field, k, templateKey(template, 'keys', i));
     claim(field, k.name, id?.digest);
@@ -63,7 +76,7 @@ export function resolveAuth(raw: RawAuth | undefined, template?: unknown): Resol
   });
 
   const adminKeys: AdminKeyConfig[] = [];
-  (raw?.admin_keys ?? []).forEach((k, i) => {
+  each(raw?.admin_keys, (k, i) => {
     const field = `auth.admin_keys.${i}`;
     const id = identity(field, k, templateKey(template, 'admin_keys', i));
     claim(field, k.name, id?.digest);
@@ -74,6 +87,7 @@ export function resolveAuth(raw: RawAuth | undefined, template?: unknown): Resol
     adminKeys.push(id.key !== undefined ? { name: k.name, key: id.key } : { name: k.name, keySha256: id.digest });
   });
 
+  if (problems.length > 0) throw new ConfigError(problems);
   // Fail closed: open access is never inferred from an empty key list (every key's variable unset
   // would otherwise open the gateway); admin keys alone keep it closed.
   const open = raw?.open === true;
@@ -86,7 +100,14 @@ export function resolveAuth(raw: RawAuth | undefined, template?: unknown): Resol
       `auth: no keys configured${disabled}; add auth.keys, or set auth.open: true to let anyone who can reach the gateway call every model`,
     );
   }
-  return { authKeys, auth: { teams, adminKeys, open, ...(disabled.length > 0 ? { disabled } : {}) } };
+  const runtimeKeys = {
+    enabled: raw?.runtime_keys?.enabled ?? adminKeys.length > 0,
+    maxStalenessMs: Math.round((raw?.runtime_keys?.max_staleness_s ?? DEFAULT_MAX_STALENESS_MS / 1000) * 1000),
+  };
+  if (raw?.runtime_keys?.enabled === true && adminKeys.length === 0) {
+    throw new ConfigError('auth.runtime_keys.enabled: runtime keys are issued by admin keys; add auth.admin_keys');
+  }
+  return { authKeys, auth: { teams, adminKeys, open, runtimeKeys, ...(disabled.length > 0 ? { disabled } : {}) } };
 }
 
 interface RawIdentity {

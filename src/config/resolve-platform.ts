@@ -32,7 +32,12 @@ export interface ResolvedPlatform {
 }
 
 /** Undefined for a first-party provider (after checking that no platform setting was given). */
-export function resolvePlatform(key: string, p: RawProvider, hasApiKey: boolean): ResolvedPlatform | undefined {
+/**
+ * `keys.given`: the file gives api_key/api_keys (empty or not); `keys.count`: how many are non-empty. The
+ * auth mode is `auth`, else api_key when a key is given, else the platform's own credentials: an empty
+ * value (an unset variable) never switches a provider to SigV4 or Entra behind its operator's back.
+ */
+export function resolvePlatform(key: string, p: RawProvider, keys: { given: boolean; count: number }): ResolvedPlatform | undefined {
   const kind = p.platform;
   if (!kind) {
     for (const k of PLATFORM_ONLY) if (p[k] !== undefined) throw new ConfigError(`${key}.${k}: only used with a platform (bedrock, vertex, azure)`);
@@ -44,9 +49,19 @@ export function resolvePlatform(key: string, p: RawProvider, hasApiKey: boolean)
   for (const k of PLATFORM_ONLY) {
     if (p[k] !== undefined && !SETTINGS[kind].includes(k)) throw new ConfigError(`${key}.${k}: not used by platform ${kind}`);
   }
-  const auth = p.auth ?? defaultAuth(kind, hasApiKey);
+  if (kind === 'vertex' && keys.given) {
+    throw new ConfigError(`${key}.api_key: not used by platform vertex (it authenticates with Google credentials: credentials_file, or Application Default Credentials)`);
+  }
+  const auth = p.auth ?? defaultAuth(kind, keys.given);
   if (!AUTH[kind].includes(auth)) throw new ConfigError(`${key}.auth: platform ${kind} authenticates with ${AUTH[kind].join(' or ')}, not ${auth}`);
-  if (auth === 'api_key' && !hasApiKey) throw new ConfigError(`${key}.api_key: required for auth api_key (is its variable set?)`);
+  if (auth === 'api_key' && keys.count === 0) {
+    throw new ConfigError(
+      keys.given
+        ? `${key}.api_key: empty; with an api_key given, platform ${kind} authenticates with it (an empty one never switches to ${defaultAuth(kind, false)}): set it, or leave api_key out and write auth: ${defaultAuth(kind, false)}`
+        : `${key}.api_key: required for auth api_key`,
+    );
+  }
+  if (auth !== 'api_key' && keys.given) throw new ConfigError(`${key}.api_key: not used with auth ${auth}; leave it out, or write auth: api_key`);
   const region = p.region ?? '';
   const project = p.project ?? '';
   if ((kind === 'bedrock' || kind === 'vertex') && region === '') throw new ConfigError(`${key}.region: required for platform ${kind}`);

@@ -104,6 +104,19 @@ const Auth = Type.Object(
     keys: Type.Optional(Type.Array(AuthKey)),
     teams: Type.Optional(Type.Record(Type.String(), Team)),
     admin_keys: Type.Optional(Type.Array(AdminKey)),
+    /** Keys and teams issued at runtime through the admin API, kept in the state store. */
+    runtime_keys: Type.Optional(
+      Type.Object(
+        {
+          /** Default: on when there are admin keys (nobody else can issue them). */
+          enabled: Type.Optional(Type.Boolean()),
+          /** How old this process's copy of the runtime keys may get while the store is away before
+           * runtime keys are refused (503). */
+          max_staleness_s: Type.Optional(Type.Number({ minimum: 0.5, maximum: 300 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -211,6 +224,25 @@ export const ConfigSchema = Type.Object(
           drain_delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
           /** Connections the kernel may queue before the gateway accepts them (capped by net.core.somaxconn). */
           listen_backlog: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_535 })),
+          /** Names a request served without a key may give as Host or Origin, beyond loopback names, IP
+           * addresses and server.host (http/host-guard.ts): `gateway.example.com`, `*.example.com`, `*` (any). */
+          allowed_hosts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 256 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** Responses over WebSocket on GET /v1/responses (OpenAI's WebSocket mode). */
+    websocket: Type.Optional(
+      Type.Object(
+        {
+          /** Off: the upgrade is answered 426 Upgrade Required (clients fall back to HTTP at once). */
+          enabled: Type.Optional(Type.Boolean()),
+          /** A connection is closed after this long (OpenAI: 60 minutes, websocket_connection_limit_reached). */
+          connection_limit_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: 86_400_000 })),
+          /** A connection with no response running and no client event for this long is closed. */
+          idle_timeout_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: 86_400_000 })),
+          /** Every connection is pinged this often; one that did not answer the last ping is dropped. */
+          ping_interval_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
         },
         { additionalProperties: false },
       ),
@@ -225,6 +257,8 @@ export const ConfigSchema = Type.Object(
           port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
           /** The address of that port (default 127.0.0.1). */
           host: Type.Optional(Type.String({ minLength: 1 })),
+          /** /metrics on the API port without a key although there are keys (default: an admin key). */
+          public: Type.Optional(Type.Boolean()),
         },
         { additionalProperties: false },
       ),
@@ -236,6 +270,8 @@ export const ConfigSchema = Type.Object(
           enabled: Type.Optional(Type.Boolean()),
           /** Serve them under a sub-path, e.g. /gateway (a proxy that does not strip its prefix). */
           path_prefix: Type.Optional(Type.String({ pattern: '^(/[A-Za-z0-9._~-]+)*$', maxLength: 200 })),
+          /** The data without a key although there are keys (default: an admin key; none = refused at load). */
+          public: Type.Optional(Type.Boolean()),
         },
         { additionalProperties: false },
       ),

@@ -161,21 +161,38 @@ export interface AuthConfig {
   open: boolean;
   /** Names of the entries switched off with `disabled: true` (start-up warns about each). */
   disabled?: string[];
+  /** `auth.runtime_keys`: keys issued through the admin API (access/runtime-keys.ts). Absent = on
+   * when there are admin keys, with the default staleness bound. */
+  runtimeKeys?: { enabled: boolean; maxStalenessMs: number };
 }
 // ---- end access ----
 
 export interface GatewayConfig {
-  server: { host: string; port: number; bodyLimitBytes: number; heartbeatMs: number; shutdownGraceMs: number; drainDelayMs: number; listenBacklog: number };
+  server: {
+    host: string;
+    port: number;
+    bodyLimitBytes: number;
+    heartbeatMs: number;
+    shutdownGraceMs: number;
+    drainDelayMs: number;
+    listenBacklog: number;
+    /** `server.allowed_hosts`: extra names for the keyless Host/Origin check (http/host-guard.ts). */
+    allowedHosts: string[];
+  };
+  /** Responses over WebSocket (`websocket:`): off answers the upgrade 426. */
+  websocket: WebSocketConfig;
   /** `auth.keys` (enabled entries): who may call. Open access only with `auth.open: true`, which
    * cannot be combined with keys; admin keys alone keep the gateway closed. */
   authKeys: KeyConfig[];
   /** `auth.teams` and `auth.admin_keys`. */
   auth: AuthConfig;
   logLevel: string;
-  /** port > 0: /metrics is served on its own listener (host:port) and not on the API port. */
-  metrics: { enabled: boolean; port: number; host: string };
-  /** The status page (GET <pathPrefix>/status, /status.json); pathPrefix '' or '/a/b'. */
-  status: { enabled: boolean; pathPrefix: string };
+  /** port > 0: /metrics is served on its own listener (host:port) and not on the API port. `public`:
+   * on the API port without a key although there are keys (config/operator-access.ts). */
+  metrics: { enabled: boolean; port: number; host: string; public: boolean };
+  /** The status page (GET <pathPrefix>/status, /status.json); pathPrefix '' or '/a/b'. `public`: the
+   * data without a key although there are keys (config/operator-access.ts). */
+  status: { enabled: boolean; pathPrefix: string; public: boolean };
   /** maxBytes: the byte bound of the stored Responses' namespace (0 = store nothing). */
   responsesStore: {
     maxBytes: number;
@@ -195,6 +212,13 @@ export interface GatewayConfig {
   source: string;
   /** Where server.host and server.port came from (SWITCHYARD_HOST/PORT win over the file), for the log. */
   listenFrom?: { host: string; port: string };
+}
+
+export interface WebSocketConfig {
+  enabled: boolean;
+  connectionLimitMs: number;
+  idleTimeoutMs: number;
+  pingIntervalMs: number;
 }
 
 export interface StateConfig {

@@ -5,10 +5,12 @@ import { callerJsonOf } from './caller-json.js';
 import type { PassthroughSettings } from './types.js';
 
 export interface PassthroughFields {
-  /** The output-limit field: `max_tokens` (Messages), `max_output_tokens` (Responses). */
+  /** The output-limit field: `max_tokens` (Messages), `max_output_tokens` (Responses), the deployment's
+   * `max_tokens` / `max_completion_tokens` (Chat). */
   maxTokens: string;
-  /** The object holding `effort`: `output_config` (Messages), `reasoning` (Responses). */
-  effortParent: string;
+  /** The object holding `effort`: `output_config` (Messages), `reasoning` (Responses); undefined for a
+   * top-level `reasoning_effort` (Chat). */
+  effortParent: string | undefined;
 }
 
 export function passthroughBody(
@@ -37,10 +39,14 @@ function applySettings(body: Record<string, unknown>, s: PassthroughSettings, fo
   set(fields.maxTokens, s.maxTokens);
   set('temperature', s.temperature);
   set('top_p', s.topP);
-  if (s.reasoningEffort !== undefined) {
-    const parent = (body[fields.effortParent] ?? {}) as Record<string, unknown>;
-    if (force || parent.effort === undefined) body[fields.effortParent] = { ...parent, effort: s.reasoningEffort };
+  const parentKey = fields.effortParent;
+  if (s.reasoningEffort === undefined) return;
+  if (parentKey === undefined) {
+    set('reasoning_effort', s.reasoningEffort);
+    return;
   }
+  const parent = (body[parentKey] ?? {}) as Record<string, unknown>;
+  if (force || parent.effort === undefined) body[parentKey] = { ...parent, effort: s.reasoningEffort };
 }
 
 function isEmpty(s: PassthroughSettings): boolean {

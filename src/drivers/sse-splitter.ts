@@ -84,7 +84,13 @@ export class SseSplitter {
     this.sink.fail(err);
   };
 
-  constructor(private readonly sink: SseSplitSink) {
+  /** `dataOnly`: a frame of one `data: {…}` line and no `event:` line (the Chat Completions form) is
+   * usual too, handed over raw as event `message`; other relays want those parsed (a Responses frame
+   * without its event line is typed by its data). */
+  constructor(
+    private readonly sink: SseSplitSink,
+    private readonly dataOnly = false,
+  ) {
     this.odd = new SseParser((frame) => sink.parsed(frame), this.tooLarge);
   }
 
@@ -169,7 +175,7 @@ export class SseSplitter {
    * over and returns the index after its blank line; else -1 (segment() then decides, as before).
    */
   private usualFrame(buf: Buffer, start: number): number {
-    if (!startsWith(buf, start, EVENT_PREFIX)) return -1;
+    if (!startsWith(buf, start, EVENT_PREFIX)) return this.dataOnly ? this.dataFrame(buf, start) : -1;
     const nameStart = start + EVENT_PREFIX.length;
     const nameEnd = buf.indexOf(LF, nameStart);
     if (nameEnd === -1 || !startsWith(buf, nameEnd + 1, DATA_PREFIX)) return -1;
@@ -178,6 +184,17 @@ export class SseSplitter {
     const dataEnd = buf.indexOf(LF, dataStart);
     if (dataEnd === -1 || buf[dataEnd + 1] !== LF || buf[dataEnd - 1] !== 0x7d || dataEnd - 1 <= dataStart) return -1;
     this.sink.raw(this.eventName(buf, nameStart, nameEnd), this.data.set(buf, dataStart, dataEnd), buf, start, dataEnd + 2);
+    return dataEnd + 2;
+  }
+
+  /** The same for a frame of one `data: {…}` line (dataOnly). */
+  private dataFrame(buf: Buffer, start: number): number {
+    if (!startsWith(buf, start, DATA_PREFIX)) return -1;
+    const dataStart = start + DATA_PREFIX.length;
+    if (buf[dataStart] !== 0x7b) return -1;
+    const dataEnd = buf.indexOf(LF, dataStart);
+    if (dataEnd === -1 || buf[dataEnd + 1] !== LF || buf[dataEnd - 1] !== 0x7d || dataEnd - 1 <= dataStart) return -1;
+    this.sink.raw('message', this.data.set(buf, dataStart, dataEnd), buf, start, dataEnd + 2);
     return dataEnd + 2;
   }
 
@@ -210,6 +227,13 @@ export class SseSplitter {
         buf.indexOf(LF, dataStart) === lastLf
       ) {
         this.sink.raw(this.eventName(buf, nameStart, nameEnd), this.data.set(buf, dataStart, lastLf), buf, start, end);
+        return;
+      }
+    }
+    if (this.dataOnly && startsWith(buf, start, DATA_PREFIX)) {
+      const dataStart = start + DATA_PREFIX.length;
+      if (dataStart + 1 < lastLf && buf[dataStart] === 0x7b && buf[lastLf - 1] === 0x7d && buf.indexOf(LF, dataStart) === lastLf) {
+        this.sink.raw('message', this.data.set(buf, dataStart, lastLf), buf, start, end);
         return;
       }
     }

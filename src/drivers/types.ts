@@ -80,9 +80,10 @@ export interface Driver {
    * door protocol: some headers apply only when the caller speaks this upstream's family. */
   forwardedHeaders(caller: CallerHeaders, door: Protocol): Record<string, string> | undefined;
   /** Pass-through lane: the caller's own body (same protocol) with only `model` and the target's
-   * defaults (when unset) and overrides (always) replaced; unknown fields survive. Undefined when this
+   * defaults (when unset) and overrides (always) replaced; unknown fields survive. `stream`: the
+   * caller asked for a stream (Gemini addresses that in the path, not the body). Undefined when this
    * protocol is never a front door. */
-  passthroughRequest?(body: Record<string, unknown>, target: DriverTarget, defaults: PassthroughSettings, overrides: PassthroughSettings): EncodedRequest;
+  passthroughRequest?(body: Record<string, unknown>, target: DriverTarget, defaults: PassthroughSettings, overrides: PassthroughSettings, stream: boolean): EncodedRequest;
   /** The upstream's token-counting request, or undefined when the protocol has no counter (then the
    * gateway estimates). `callerBody` is the caller's own body when it came in through this protocol's
    * door (forwarded as is); otherwise the request is encoded from the IR. */

@@ -84,6 +84,23 @@ export class AnswerSaver {
     res.once('close', onClose);
   }
 
+  /** The same for an answer whose last byte is already with the caller's socket (a WebSocket response). */
+  saveNow(id: string, requestId: string, record: AnswerRecord): void {
+    let done!: () => void;
+    const tracked: SaveInFlight = { record, done: new Promise<void>((resolve) => (done = resolve)) };
+    this.pending.set(id, tracked);
+    const finish = () => {
+      if (this.pending.get(id) === tracked) this.pending.delete(id);
+      done();
+    };
+    this.defer(() => {
+      this.repo.save(record).then(finish, (err: unknown) => {
+        this.failed(requestId, id, err);
+        finish();
+      });
+    });
+  }
+
   private due: (() => void)[] = [];
 
   private defer(run: () => void): void {

@@ -14,6 +14,12 @@ export function upstreamCredentialsRefused(provider: string, status: number, ups
   });
 }
 
+/** Whether an upstream's error answer is about the gateway's own credentials: a 401 or 403, or any other
+ * 4xx its driver or platform reads as `bad_gateway` (Gemini's 400 `API_KEY_INVALID`). */
+export function refusesGatewayCredentials(status: number, err: GatewayError): boolean {
+  return status === 401 || status === 403 || (err.kind === 'bad_gateway' && status >= 400 && status < 500);
+}
+
 /** `err` with its message masked; the same object when there was nothing to mask. */
 export function maskedForCaller(err: GatewayError, mask: (text: string) => string): GatewayError {
   const message = mask(err.message);

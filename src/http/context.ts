@@ -1,6 +1,8 @@
 // What every route handler shares: the resolved config and the long-lived collaborators.
 import type { Logger } from 'pino';
 import type { AccessService } from '../access/access-service.js';
+import type { KeyAdmin } from '../access/key-admin.js';
+import type { RuntimeKeys } from '../access/runtime-keys.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { HttpClient } from '../drivers/http-client.js';
 import type { Observability } from '../observability/observer.js';
@@ -24,6 +26,10 @@ export interface AppContext {
   stateStore: StateStore;
   /** Keys' model access, limits, budgets and spend on stateStore (reads ctx.config live). */
   access: AccessService;
+  /** Keys issued through the admin API (undefined when `auth.runtime_keys.enabled` is false). */
+  runtimeKeys: RuntimeKeys | undefined;
+  /** The admin API's operations on runtime keys and teams (with runtimeKeys). */
+  keyAdmin: KeyAdmin | undefined;
   /** Stored Responses on stateStore: GET/DELETE /v1/responses/{id}, input_items, continuations. */
   responses: ResponsesRepository;
   /** Saves finished Responses answers into `responses` after the caller's last byte. */
@@ -39,6 +45,8 @@ export interface AppContext {
   draining: boolean;
   /** Generation requests being answered, for the drain (wait for them; cut them at the deadline). */
   inFlight: InFlight;
+  /** Open WebSocket connections (socket-session.ts): the drain closes them with going-away. */
+  sockets: Set<{ goAway(): void; readonly closed: Promise<void>; terminate(): void; recheckKey(): void }>;
   /** Redis backend: the gateway processes sharing the store (started by main.ts once connected). */
   instances: InstanceRegistry | undefined;
 }

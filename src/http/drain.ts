@@ -12,6 +12,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from './context.js';
+import { GENERATION_DOORS } from '../codecs/doors.js';
+import type { CutCounts } from './in-flight.js';
 
 /** After a cut: how long the cut requests get to write their error frames before connections are closed. */
 const CUT_FLUSH_MS = 2000;
@@ -29,7 +31,7 @@ export interface DrainOptions {
 
 export interface DrainOutcome {
   /** Requests ended at the deadline, per front door. */
-  cut: { messages: number; responses: number };
+  cut: CutCounts;
   elapsedMs: number;
 }
 
@@ -57,20 +59,26 @@ export async function drainAndClose(app: FastifyInstance, ctx: AppContext, optio
   server.close();
   server.closeIdleConnections();
   const reaper = setInterval(() => server.closeIdleConnections(), REAP_EVERY_MS);
+  // WebSockets are not the server's connections any more: each finishes its running response, then
+  // closes with 1001 going-away (the client reconnects to another instance).
+  for (const socket of ctx.sockets) socket.goAway();
   log.info({ ms: ms(), inFlight: ctx.inFlight.size }, 'drain: stopped accepting; running requests and streams may finish for shutdown_grace_ms');
 
-  let cut = { messages: 0, responses: 0 };
+  let cut = Object.fromEntries(GENERATION_DOORS.map((door) => [door, 0])) as CutCounts;
   if (!(await ctx.inFlight.idle(options.graceMs))) {
     cut = ctx.inFlight.cut();
-    ctx.obs.recordShutdownCut('messages', cut.messages);
-    ctx.obs.recordShutdownCut('responses', cut.responses);
+    for (const door of GENERATION_DOORS) ctx.obs.recordShutdownCut(door, cut[door]);
     log.warn({ ms: ms(), cut }, 'drain: grace over; ended the requests still running with a retryable overloaded error');
     await ctx.inFlight.idle(CUT_FLUSH_MS);
   } else {
     log.info({ ms: ms() }, 'drain: every running request and stream finished');
   }
-  await Promise.race([ctx.saver.idle(), sleep(SAVE_FLUSH_MS)]);
+  // Meanwhile a socket whose response just ended (or was cut) has its going-away close under way: its
+  // handshake may finish, so the client reads 1001 and not a dropped connection; what is left is dropped.
+  const socketsClosed = Promise.all([...ctx.sockets].map((s) => s.closed));
+  await Promise.race([Promise.all([ctx.saver.idle(), socketsClosed]), sleep(SAVE_FLUSH_MS)]);
   clearInterval(reaper);
+  for (const socket of ctx.sockets) socket.terminate();
   server.closeAllConnections();
   await app.close();
   const elapsedMs = ms();

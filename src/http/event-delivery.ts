@@ -8,7 +8,7 @@ import { resultToEvents } from '../ir/result-to-events.js';
 import type { IrEvent, IrResult } from '../ir/types.js';
 import type { RouteTarget } from '../router/model-table.js';
 import type { Generation } from './generation.js';
-import { SseReply } from './sse-reply.js';
+import type { StreamSink } from './stream-sink.js';
 import { resultItemIds } from '../codecs/openai-responses/encode-result.js';
 import { completedAtNow } from '../codecs/openai-responses/response-object.js';
 import { renderedAnswer } from './stored-answer.js';
@@ -24,7 +24,7 @@ export interface EventSource {
 
 export class EventDelivery {
   private encoder: StreamEncoder | undefined;
-  private sse: SseReply | undefined;
+  private sse: StreamSink | undefined;
   /** Folds the events when the answer is needed whole (non-streamed caller, or kept for the store). */
   private readonly folds: boolean;
   private folder: EventFolder | undefined;
@@ -211,8 +211,7 @@ export class EventDelivery {
     // stored answer keeps the body's text: Generation.releaseCallerBody).
     gen.releaseCallerBody();
     this.releasePending = true;
-    gen.reply.hijack();
-    const sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
+    const sse = gen.transport.openStream(gen.ctx.config.server.heartbeatMs);
     this.sse = sse;
     gen.rec.status = 200;
     gen.ctx.obs.streamOpened(gen.rec);
@@ -239,7 +238,7 @@ export class EventDelivery {
     gen.rec.encodeMs += performance.now() - t0;
     gen.commit();
     gen.rec.status = 200;
-    gen.reply.code(200).headers(gen.baseHeaders(this.target)).type('application/json').send(body);
+    gen.transport.sendJson(gen.baseHeaders(this.target), body);
     this.remember(result, completedAt);
     this.settle();
   }
@@ -254,7 +253,7 @@ export class EventDelivery {
     if (!this.keepForStore) return;
     const gen = this.gen;
     const target = this.target;
-    gen.ctx.saver.saveAfter(gen.reply.raw, gen.responseId, gen.requestId, () => {
+    gen.transport.keepAnswer(gen.ctx.saver, gen.responseId, gen.requestId, gen.storesAnswer, () => {
       // The facts of what encodeResult renders, not a parse of it (the door is the Responses one).
       const facts = { id: gen.responseId, createdAt: gen.createdAt, outputItemIds: resultItemIds(result, gen.responseId) };
       return renderedAnswer(gen, target, facts, result, completedAt);

@@ -6,7 +6,9 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { messagesCodec } from '../codecs/anthropic-messages/index.js';
+import { chatCodec } from '../codecs/openai-chat/index.js';
 import { responsesCodec } from '../codecs/openai-responses/index.js';
+import { geminiErrorCodec } from '../codecs/gemini/index.js';
 import type { InboundCodec } from '../codecs/types.js';
 import { GatewayError } from '../errors.js';
 import { parseJsonBody } from './json-body.js';
@@ -14,7 +16,19 @@ import { requestIdFor, sendError } from './reply-helpers.js';
 
 /** The door a request came in by (by path: the route may not be known yet). */
 export function codecForPath(request: FastifyRequest): InboundCodec {
-  return request.url.startsWith('/v1/responses') ? responsesCodec : messagesCodec;
+  const url = request.url;
+  if (url.startsWith('/v1/responses')) return responsesCodec;
+  if (url.startsWith('/v1/chat/')) return chatCodec;
+  if (isGeminiPath(url)) return geminiErrorCodec;
+  return messagesCodec;
+}
+
+/** The Gemini door's paths: everything under /v1beta/, and /v1/models/{model}:{method}. */
+function isGeminiPath(url: string): boolean {
+  if (url.startsWith('/v1beta/')) return true;
+  if (!url.startsWith('/v1/models/')) return false;
+  const q = url.indexOf('?');
+  return (q < 0 ? url : url.slice(0, q)).includes(':', 11);
 }
 
 /** Time to receive a whole request (head and body; not the answer, which may stream for long). Past
@@ -46,7 +60,7 @@ export function installFrameworkErrorHandling(app: FastifyInstance, onInternalEr
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainThenAnswer(request, reply);
-    const answer = fastifyToGatewayError(error);
+    const answer = fastifyToGatewayError(error, request.routeOptions.bodyLimit);
     if (answer.kind === 'api_error') onInternalError(answer.cause ?? error, request);
     sendError(reply, codecForPath(request), answer, requestIdFor(request));
   });
@@ -116,11 +130,12 @@ function drainThenAnswer(request: FastifyRequest, reply: FastifyReply): void {
   raw.resume();
 }
 
-export function fastifyToGatewayError(error: FastifyError): GatewayError {
+/** `bodyLimit`: the route's limit in bytes, named in a 413 so the caller knows how far to shrink. */
+export function fastifyToGatewayError(error: FastifyError, bodyLimit?: number): GatewayError {
   if (error instanceof GatewayError) return error;
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new GatewayError('request_too_large', 'request body is larger than this gateway accepts');
+      return new GatewayError('request_too_large', `request body is larger than this gateway accepts${bodyLimit === undefined ? '' : ` (${bodyLimit} bytes)`}`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new GatewayError('invalid_request', 'content-type must be application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

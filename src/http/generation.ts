@@ -3,6 +3,7 @@
 // retries and fallbacks once a byte has gone to the caller.
 import { headerText } from './header-value.js';
 import { callerJsonOf } from '../drivers/caller-json.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../access/caller.js';
 import type { AbortSwitch } from '../drivers/abort-switch.js';
@@ -15,6 +16,7 @@ import type { StoredConversation } from '../responses-store/stored-response.js';
 import type { ReferencedItems } from './referenced-items.js';
 import type { AppContext } from './context.js';
 import type { ClientGoneSwitch } from './client-gone.js';
+import { HttpTransport, type AnswerTransport } from './answer-transport.js';
 
 export interface GenerationInit {
   ctx: AppContext;
@@ -23,8 +25,10 @@ export interface GenerationInit {
   body: Record<string, unknown>;
   caller: Caller;
   rec: RequestRecord;
-  request: FastifyRequest;
-  reply: FastifyReply;
+  /** Where the answer goes; without one, the HTTP reply of `request`. */
+  transport?: AnswerTransport;
+  request?: FastifyRequest;
+  reply?: FastifyReply;
   warnings: Warning[];
   requestId: string;
   plan: RoutePlan;
@@ -45,8 +49,8 @@ export class Generation {
   /** Who is calling; `caller.name` owns what the request stores (the anonymous caller when open). */
   readonly caller: Caller;
   readonly rec: RequestRecord;
-  readonly request: FastifyRequest;
-  readonly reply: FastifyReply;
+  /** Where the answer goes (an HTTP reply, or one response on a WebSocket). */
+  readonly transport: AnswerTransport;
   /** Warnings of this request; replaced per attempt by the lanes (decode warnings first). */
   warnings: Warning[];
   /** How many of `warnings` came from decoding the caller's request (kept across attempts). */
@@ -77,15 +81,18 @@ export class Generation {
   /** The request body's text, taken when the body was let go before a stored answer's save. */
   requestJson: string | undefined = undefined;
 
-  constructor(init: GenerationInit, responseId: string) {
+  /** Socket transports: the connection's most recent response, tried before the store (previous-response.ts). */
+  readonly localPrevious: ((id: string) => StoredConversation | undefined) | undefined;
+
+  constructor(init: GenerationInit, responseId: string, localPrevious?: (id: string) => StoredConversation | undefined) {
+    this.localPrevious = localPrevious;
     this.ctx = init.ctx;
     this.codec = init.codec;
     this.ir = init.ir;
     this.body = init.body;
     this.caller = init.caller;
     this.rec = init.rec;
-    this.request = init.request;
-    this.reply = init.reply;
+    this.transport = init.transport ?? new HttpTransport(init.request!, init.reply!);
     this.warnings = init.warnings;
     this.baseWarningCount = init.warnings.length;
     this.requestId = init.requestId;
@@ -133,13 +140,23 @@ export class Generation {
     if (this.body !== RELEASED_BODY && this.keepsAnswer) this.requestJson ??= this.requestText();
     this.body = RELEASED_BODY;
     this.callerBody = RELEASED_BODY;
-    (this.request as { body: unknown }).body = undefined;
+    this.transport.releaseBody();
   }
 
   /** The Responses door keeps answers unless the caller said `store: false`. With storing off
    * (`max_bytes: 0`) the answer's ids are still claimed for its key (responses-repository.ts). */
   get keepsAnswer(): boolean {
-    return this.codec.protocol === 'responses' && this.ir.extras.responses?.store !== false;
+    return this.codec.protocol === 'responses' && (this.storesAnswer || this.transport.keepsUnstored);
+  }
+
+  /** The answer goes to the store (`store` is not false). */
+  get storesAnswer(): boolean {
+    return this.ir.extras.responses?.store !== false;
+  }
+
+  /** The caller's request headers (forwarded-header rules). */
+  get headers(): IncomingHttpHeaders {
+    return this.transport.headers;
   }
 
   /** The request body as decoded (references expanded), for the stored record: the caller's own text
@@ -163,6 +180,8 @@ export class Generation {
       'x-switchyard-model': headerText(target.model),
       'x-switchyard-attempts': String(this.rec.attempts),
     };
+    // A stream that is not SSE (Gemini's JSON array) says so; a whole answer is typed by the lane.
+    if (this.codec.streamContentType !== undefined && this.ir.stream) h['content-type'] = this.codec.streamContentType;
     if (this.warnings.length) h['x-switchyard-warnings'] = warningsHeader(this.warnings);
     if (this.accessHeaders !== undefined) Object.assign(h, this.accessHeaders);
     return h;

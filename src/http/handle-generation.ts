@@ -7,12 +7,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InboundCodec } from '../codecs/types.js';
 import { GatewayError, toGatewayError, type GatewayErrorKind } from '../errors.js';
 import type { Warning } from '../ir/types.js';
+import { operatorReason } from '../observability/operator-reason.js';
 import { RequestRecord } from '../observability/request-record.js';
 import { runAttempts } from '../router/attempts.js';
 import type { RouteTarget } from '../router/model-table.js';
 import { preferReasoningFamily } from '../router/reasoning-affinity.js';
 import { assertResolvedFor, countItemReferences, expandItemReferences } from '../responses-store/expand-item-references.js';
-import { ClientGone, type ClientGoneSwitch } from './client-gone.js';
+import { ClientGone } from './client-gone.js';
+import { headerText } from './header-value.js';
 import type { AppContext } from './context.js';
 import { Generation } from './generation.js';
 import { newId } from './ids.js';
@@ -21,28 +23,52 @@ import { runPassthroughLane } from './lanes/passthrough-lane.js';
 import { runTranslationLane } from './lanes/translation-lane.js';
 import { resolvePreviousResponse } from './previous-response.js';
 import { ReferencedItems } from './referenced-items.js';
-import { requestIdFor, sendError } from './reply-helpers.js';
+import { requestIdFor } from './reply-helpers.js';
+import { HttpTransport, type AnswerTransport } from './answer-transport.js';
+import { identify } from './auth.js';
+import type { Caller } from '../access/caller.js';
+import type { StoredConversation } from '../responses-store/stored-response.js';
 import { accountGeneration, admitGeneration, priceGeneration } from './request-seams.js';
 import { stateUnavailable } from './state-unavailable.js';
 import { StateUnavailableError } from '../state/types.js';
-import { identifyCaller, runPreamble } from './route-preamble.js';
+import { decodeAndRoute } from './route-preamble.js';
 
-export async function handleGeneration(ctx: AppContext, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const requestId = requestIdFor(request);
+/** One generation request as the transport hands it over. */
+export interface GenerationInput {
+  transport: AnswerTransport;
+  requestId: string;
+  /** The caller the auth hook identified (undefined: identified from the transport's headers). */
+  caller: Caller | null | undefined;
+  /** The parsed create body. */
+  body: Record<string, unknown>;
+  /** Socket transports: the connection's own most recent response, tried before the store. */
+  localPrevious?: (id: string) => StoredConversation | undefined;
+}
+
+/** An HTTP request to a generation route. */
+export function handleHttpGeneration(ctx: AppContext, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const transport = new HttpTransport(request, reply);
+  return handleGeneration(ctx, codec, { transport, requestId: requestIdFor(request), caller: request.caller, body: request.body as Record<string, unknown> });
+}
+
+export async function handleGeneration(ctx: AppContext, codec: InboundCodec, input: GenerationInput): Promise<void> {
+  const { transport, requestId } = input;
   const rec = new RequestRecord(requestId, codec.protocol, performance.now());
+  rec.transport = transport.name;
   ctx.obs.requestStarted(rec);
   const clientGone = new ClientGone();
-  const inFlight = ctx.inFlight.enter(codec.protocol, reply.raw);
+  const inFlight = ctx.inFlight.enter(codec.protocol, transport);
   let gen: Generation | undefined;
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) {
-      rec.clientAborted = true;
-      clientGone.abort();
-      gen?.upstreamAbort?.abort('client');
-    }
+  transport.onCallerGone(() => {
+    rec.clientAborted = true;
+    clientGone.abort();
+    gen?.upstreamAbort?.abort('client');
   });
   try {
-    gen = openGeneration(ctx, codec, request, reply, requestId, rec, clientGone);
+    gen = openGeneration(ctx, codec, input, rec, clientGone);
+    // This frame stays suspended while the answer streams: `input` must not keep the parsed body alive
+    // (the Generation lets go of its own copy once committed, releaseCallerBody).
+    (input as { body: unknown }).body = undefined;
     inFlight.gen = gen;
     if (inFlight.cut) gen.shutdownCut = true;
     await admitGeneration(gen);
@@ -51,11 +77,8 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
   } catch (err) {
     const gerr = err instanceof StateUnavailableError ? stateUnavailable(ctx, err, 'resolve stored items') : toGatewayError(err);
     rec.errorKind = gerr.kind;
-    if (!reply.sent && !reply.raw.headersSent) {
-      // A limited key's rate-limit headers go on its refusals and failures too.
-      if (gen?.accessHeaders !== undefined) reply.headers(gen.accessHeaders);
-      rec.status = sendError(reply, codec, gerr, requestId);
-    }
+    rec.errorReason = operatorReason(gerr);
+    if (transport.unanswered) rec.status = transport.sendError(codec, gerr, requestId, { ...gen?.accessHeaders, ...triedHeaders(rec) });
     if (!(err instanceof GatewayError)) {
       ctx.logger.error({ requestId, err: ctx.obs.safeError(err) }, 'unexpected failure');
     }
@@ -77,26 +100,18 @@ export async function handleGeneration(ctx: AppContext, codec: InboundCodec, req
  * for admitted requests (loadStoredState). Its own frame, so the preamble's intermediates are not kept
  * alive by handleGeneration's suspended frame for as long as the answer streams.
  */
-function openGeneration(
-  ctx: AppContext,
-  codec: InboundCodec,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  requestId: string,
-  rec: RequestRecord,
-  clientGone: ClientGone,
-): Generation {
-  const caller = identifyCaller(ctx, request);
+function openGeneration(ctx: AppContext, codec: InboundCodec, input: GenerationInput, rec: RequestRecord, clientGone: ClientGone): Generation {
+  const { transport, requestId } = input;
+  const caller = input.caller ?? identify(ctx.config, transport.headers, undefined, ctx.runtimeKeys);
   rec.keyName = caller.name;
   rec.teamName = caller.team ?? '';
-  const callerBody = request.body as Record<string, unknown>;
+  const callerBody = input.body;
   // The reference cap is part of validation: refused before admission takes a slot.
   const referenceCount = countItemReferences(codec.protocol, callerBody);
   // A body with references is decoded as sent (they decode to nothing) to validate and route it, and
   // again once they are expanded.
-  const pre = runPreamble(
+  const pre = decodeAndRoute(
     ctx,
-    request,
     codec.decodeRequest,
     (ir) => {
       rec.tDecoded = performance.now();
@@ -111,8 +126,9 @@ function openGeneration(
   rec.warnings = pre.warnings;
   const references = referenceCount > 0 ? new ReferencedItems(ctx.responses) : undefined;
   return new Generation(
-    { ctx, codec, ir: pre.ir, body: pre.body, caller: pre.caller, rec, request, reply, warnings: pre.warnings, requestId, plan: pre.plan, clientGone, callerBody, references },
+    { ctx, codec, ir: pre.ir, body: pre.body, caller: pre.caller, rec, transport, warnings: pre.warnings, requestId, plan: pre.plan, clientGone, callerBody, references },
     newId(codec.responseIdPrefix),
+    input.localPrevious,
   );
 }
 
@@ -133,7 +149,7 @@ async function loadStoredState(gen: Generation): Promise<void> {
       gen.rec.warnings = warnings;
     }
   }
-  const { ir, previous } = await resolvePreviousResponse(ctx, gen.ir, gen.plan, gen.caller.name);
+  const { ir, previous } = await resolvePreviousResponse(ctx, gen.ir, gen.plan, gen.caller.name, gen.localPrevious);
   gen.ir = ir;
   gen.previous = previous;
 }
@@ -143,6 +159,7 @@ function runPlan(gen: Generation): Promise<void> {
   const { ctx, rec } = gen;
   // Opaque reasoning goes back only to the family that made it: try that family first.
   const targets = preferReasoningFamily(gen.plan.targets, gen.ir);
+  let attemptNo = 0;
   return runAttempts(targets, ctx.health, {
     signal: gen.clientGone.signal,
     committed: () => gen.committed,
@@ -153,6 +170,7 @@ function runPlan(gen: Generation): Promise<void> {
         ctx.obs.recordFallback(rec.modelLabel);
       }
       rec.attempts++;
+      attemptNo = attempt;
       if (attempt > 1) rec.retries++;
       rec.provider = target.provider.name;
       rec.upstreamProtocol = target.provider.protocol;
@@ -162,6 +180,22 @@ function runPlan(gen: Generation): Promise<void> {
     },
     onAttemptEnd(target, outcome) {
       ctx.obs.recordAttempt(target.provider.name, outcome, target.deployment);
+      if (outcome === 'success') ctx.obs.attemptSucceeded(rec, target.deployment, attemptNo);
+    },
+    onAttemptFailed({ target, attempt, error, next, why, waitMs }) {
+      ctx.obs.attemptFailed(rec, {
+        deployment: target.deployment,
+        attempt,
+        outcome: error.kind,
+        upstreamStatus: error.upstreamStatus,
+        reason: operatorReason(error),
+        next,
+        why,
+        waitMs,
+      });
+    },
+    onDeploymentSkipped(target, attempt) {
+      ctx.obs.deploymentSkipped(rec, target.deployment, attempt);
     },
     async runAttempt(target) {
       gen.attemptTarget = target;
@@ -190,4 +224,11 @@ function runLane(gen: Generation, target: RouteTarget): Promise<void> {
   }
   gen.rec.lane = 'translation';
   return runTranslationLane(gen, target);
+}
+
+/** A failure after attempts says which deployment was tried last and how many attempts were made (the
+ * served-by headers of a success); a refusal before any attempt has none. */
+function triedHeaders(rec: RequestRecord): Record<string, string> {
+  if (rec.attempts === 0) return {};
+  return { 'x-switchyard-provider': rec.provider, 'x-switchyard-model': headerText(rec.upstreamModel), 'x-switchyard-attempts': String(rec.attempts) };
 }

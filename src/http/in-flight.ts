@@ -2,7 +2,7 @@
 // deadline, end the ones still running with the protocol's retryable error instead of dropping them.
 // An intrusive doubly linked list: two pointer writes to enter and to leave, nothing else until a drain
 // asks. (A Set of the entries cost ~20 % of a pass-through request's CPU at saturation: bench/profiles.md.)
-import type { ServerResponse } from 'node:http';
+import { GENERATION_DOORS, type GenerationDoor } from '../codecs/doors.js';
 import type { InboundCodec } from '../codecs/types.js';
 
 /** What the cut touches of a Generation (structural: generation.ts sits above this file). */
@@ -13,7 +13,8 @@ export interface CuttableGeneration {
 
 export interface InFlightEntry {
   readonly door: InboundCodec['protocol'];
-  readonly res: ServerResponse;
+  /** The answer's wire (an HTTP reply, a socket transport): its answer is complete once writableEnded. */
+  readonly res: { readonly writableEnded: boolean };
   /** Set once the preamble has built it (undefined while authenticating, decoding, looking up state). */
   gen: CuttableGeneration | undefined;
   /** Cut by the deadline: a Generation built later starts cut. */
@@ -23,10 +24,8 @@ export interface InFlightEntry {
   next: InFlightEntry | null;
 }
 
-export interface CutCounts {
-  messages: number;
-  responses: number;
-}
+/** Requests cut, per generation door. */
+export type CutCounts = Record<GenerationDoor, number>;
 
 export class InFlight {
   private head: InFlightEntry | null = null;
@@ -37,7 +36,7 @@ export class InFlight {
     return this.count;
   }
 
-  enter(door: InFlightEntry['door'], res: ServerResponse): InFlightEntry {
+  enter(door: InFlightEntry['door'], res: InFlightEntry['res']): InFlightEntry {
     const entry: InFlightEntry = { door, res, gen: undefined, cut: false, prev: null, next: this.head };
     if (this.head) this.head.prev = entry;
     this.head = entry;
@@ -83,7 +82,7 @@ export class InFlight {
    * A request past its last byte (saving, accounting) is left to finish. Returns the cut per door.
    */
   cut(): CutCounts {
-    const counts: CutCounts = { messages: 0, responses: 0 };
+    const counts = Object.fromEntries(GENERATION_DOORS.map((door) => [door, 0])) as CutCounts;
     for (let entry = this.head; entry !== null; entry = entry.next) {
       if (entry.cut || entry.res.writableEnded) continue;
       entry.cut = true;

@@ -1,7 +1,9 @@
 // `metrics.port`: /metrics on a listener of its own (by default on 127.0.0.1), so the API port that
 // tenants reach does not tell them every key, team and spend. Plain node:http: one route, no auth,
-// nothing of the API's plumbing. Under --workers the primary runs it with the merged view.
+// nothing of the API's plumbing. Under --workers the primary runs it with the merged view. It needs no
+// key, so a browser page rebound to its address is refused by Host and Origin (host-guard.ts).
 import { createServer, type Server } from 'node:http';
+import { foreignRequest, hostRule } from './host-guard.js';
 
 export interface MetricsServerOptions {
   host: string;
@@ -9,14 +11,22 @@ export interface MetricsServerOptions {
   contentType: string;
   metricsText(): Promise<string>;
   onError(err: Error): void;
+  /** `server.allowed_hosts` (read at start-up, like the listener). */
+  allowedHosts?: readonly string[];
 }
 
 /** Listens; resolves with the server once it does (rejects if the port cannot be bound). */
 export function startMetricsServer(options: MetricsServerOptions): Promise<Server> {
+  const rule = hostRule(options.host, options.allowedHosts ?? []);
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
+      return;
+    }
+    const foreign = foreignRequest(rule, req.headers);
+    if (foreign !== undefined) {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end(foreign + '\n');
       return;
     }
     options.metricsText().then(

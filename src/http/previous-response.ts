@@ -6,7 +6,8 @@
 // may know it), else the same 400. Another key's id and an unknown one therefore get the same answer
 // (OpenAI's own for an id it does not know), never the other key's conversation. Fails closed: when
 // the store or the claim cannot be read, a 503 and nothing goes upstream. `instructions` are never
-// inherited (they are not turns).
+// inherited; the conversation's system/developer input messages are, where the record has them.
+import { withEarlierSystem } from '../codecs/openai-responses/decode-request.js';
 import { GatewayError } from '../errors.js';
 import type { IrRequest } from '../ir/types.js';
 import type { RoutePlan } from '../router/model-table.js';
@@ -28,14 +29,23 @@ const MISS_RECHECK_MS = [25, 75, 200];
 /** What the store says about an id for this caller. */
 type Lookup = { record: StoredConversation } | { anothers: true } | { miss: true };
 
-export async function resolvePreviousResponse(ctx: AppContext, ir: IrRequest, plan: RoutePlan, owner: string): Promise<Continuation> {
+export async function resolvePreviousResponse(
+  ctx: AppContext,
+  ir: IrRequest,
+  plan: RoutePlan,
+  owner: string,
+  local?: (id: string) => StoredConversation | undefined,
+): Promise<Continuation> {
   const prev = ir.extras.responses?.previous_response_id;
   if (typeof prev !== 'string' || prev === '') return { ir };
+  // A socket's own most recent response (kept with store: false too), before any store read.
+  const own = local?.(prev);
+  if (own) return { ir: continued(ir, own), previous: own };
   let found: Lookup;
   let claimedBy: string | undefined;
   try {
     found = await load(ctx, prev, owner);
-    if ('record' in found) return { ir: { ...ir, turns: [...found.record.turns, ...ir.turns] }, previous: found.record };
+    if ('record' in found) return { ir: continued(ir, found.record), previous: found.record };
     if ('miss' in found) claimedBy = await ctx.responses.responseOwner(prev);
   } catch (err) {
     if (err instanceof StateUnavailableError) throw stateUnavailable(ctx, err);
@@ -48,6 +58,11 @@ export async function resolvePreviousResponse(ctx: AppContext, ir: IrRequest, pl
     param: 'previous_response_id',
     code: 'previous_response_not_found',
   });
+}
+
+/** `ir` after the previous conversation: its turns first, its system/developer messages after `instructions`. */
+export function continued(ir: IrRequest, previous: StoredConversation): IrRequest {
+  return { ...ir, system: withEarlierSystem(ir, previous.system ?? []), turns: [...previous.turns, ...ir.turns] };
 }
 
 async function load(ctx: AppContext, id: string, owner: string): Promise<Lookup> {

@@ -8,6 +8,7 @@ import type { RoutePlan } from '../router/model-table.js';
 import type { Caller } from '../access/caller.js';
 import { modelAccessError, modelNotAvailable } from '../access/model-access.js';
 import { identify } from './auth.js';
+import { queryKeyOf } from './auth-hook.js';
 import type { AppContext } from './context.js';
 
 export interface Preamble {
@@ -22,7 +23,7 @@ export interface Preamble {
 
 /** The caller the auth hook (auth-hook.ts) identified before the body was read. */
 export function identifyCaller(ctx: AppContext, request: FastifyRequest): Caller {
-  return request.caller ?? identify(ctx.config, request.headers);
+  return request.caller ?? identify(ctx.config, request.headers, queryKeyOf(request), ctx.runtimeKeys);
 }
 
 /** The model's route plan; a model this gateway does not serve is a 404 naming the field. */
@@ -51,6 +52,17 @@ export function runPreamble(
   onDecoded?: (ir: IrRequest) => void,
   caller: Caller = identifyCaller(ctx, request),
   body = request.body as Record<string, unknown>,
+): Preamble {
+  return decodeAndRoute(ctx, decode, onDecoded, caller, body);
+}
+
+/** runPreamble for a caller already known and a body already parsed (any transport). */
+export function decodeAndRoute(
+  ctx: AppContext,
+  decode: (body: unknown, warnings: Warning[], mediaUrls: MediaUrlRule) => IrRequest,
+  onDecoded: ((ir: IrRequest) => void) | undefined,
+  caller: Caller,
+  body: Record<string, unknown>,
 ): Preamble {
   const warnings: Warning[] = [];
   const ir = decode(body, warnings, ctx.config.mediaUrls);

@@ -6,8 +6,9 @@
 // The status line and headers ride in the first of those writes (node prepends them to the first
 // chunk): a header-only write cost a syscall, a TCP segment and a client wake-up per stream.
 import type { ServerResponse } from 'node:http';
+import type { StreamSink } from './stream-sink.js';
 
-export class SseReply {
+export class SseReply implements StreamSink {
   private lastWrite = 0;
   private timer: NodeJS.Timeout | undefined;
   private ended = false;

@@ -3,9 +3,9 @@
 // it; a Responses upstream's response as the caller got it), this answer's IR parts (a translated
 // answer's: its response is rendered again from them when read), the earlier turns, and the deployment
 // that produced it.
-import type { IrResult, OutputPart, Turn } from '../ir/types.js';
+import type { IrResult, OutputPart, TextPart, Turn } from '../ir/types.js';
 import type { RouteTarget } from '../router/model-table.js';
-import { conversationTurns, type AnswerRecord, type Producer, type RenderFacts } from '../responses-store/stored-response.js';
+import { conversationOfTexts, type AnswerRecord, type Producer, type RenderFacts } from '../responses-store/stored-response.js';
 import type { Generation } from './generation.js';
 
 /** What the store needs of the response object: its id, its creation time and its output items' ids. */
@@ -30,7 +30,7 @@ export function factsOf(gen: Generation, response: Record<string, unknown>): Res
  * read (stored-response.ts), as for a record being saved that a continuation reads first.
  */
 export function storedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, answer: OutputPart[] | undefined, responseJson: string | Buffer): AnswerRecord {
-  return new SavedAnswer(facts, gen.caller.name, gen.requestText(), responseJson, undefined, gen.previous?.turns ?? [], answer, producerOf(target));
+  return new SavedAnswer(facts, gen.caller.name, gen.requestText(), responseJson, undefined, gen.previous?.turns ?? [], gen.previous?.system ?? [], answer, producerOf(target));
 }
 
 /**
@@ -39,7 +39,7 @@ export function storedAnswer(gen: Generation, target: RouteTarget, facts: Respon
  */
 export function renderedAnswer(gen: Generation, target: RouteTarget, facts: ResponseFacts, result: IrResult, completedAt: number): AnswerRecord {
   const rendered: RenderFacts = { finish: result.finish, usage: result.usage, completedAt };
-  return new SavedAnswer(facts, gen.caller.name, gen.requestText(), undefined, rendered, gen.previous?.turns ?? [], result.content, producerOf(target));
+  return new SavedAnswer(facts, gen.caller.name, gen.requestText(), undefined, rendered, gen.previous?.turns ?? [], gen.previous?.system ?? [], result.content, producerOf(target));
 }
 
 function producerOf(target: RouteTarget): Producer {
@@ -52,7 +52,7 @@ class SavedAnswer implements AnswerRecord {
   readonly id: string;
   readonly createdAt: number;
   readonly outputItemIds: string[];
-  private all: Turn[] | undefined;
+  private all: { turns: Turn[]; system: TextPart[] } | undefined;
 
   constructor(
     facts: ResponseFacts,
@@ -61,6 +61,7 @@ class SavedAnswer implements AnswerRecord {
     readonly responseJson: string | Buffer | undefined,
     readonly rendered: RenderFacts | undefined,
     readonly previous: Turn[],
+    private readonly previousSystem: readonly TextPart[],
     readonly answer: OutputPart[] | undefined,
     readonly producer: Producer,
   ) {
@@ -70,7 +71,15 @@ class SavedAnswer implements AnswerRecord {
   }
 
   get turns(): Turn[] {
-    return (this.all ??= conversationTurns(this.previous, this.requestJson, this.answer ?? null, () => String(this.responseJson)));
+    return this.conversation().turns;
+  }
+
+  get system(): TextPart[] {
+    return this.conversation().system;
+  }
+
+  private conversation(): { turns: Turn[]; system: TextPart[] } {
+    return (this.all ??= conversationOfTexts(this.previous, this.previousSystem, this.requestJson, this.answer ?? null, () => String(this.responseJson)));
   }
 }
 

@@ -2,7 +2,7 @@
 // from them, and every stream is a sequence of IrEvent. Imports nothing of ours.
 
 /** Wire protocols the gateway speaks. `messages` = Anthropic Messages, `responses` = OpenAI Responses,
- * `chat` = OpenAI Chat Completions, `gemini` = Google Gemini generateContent (both upstream only). */
+ * `chat` = OpenAI Chat Completions, `gemini` = Google Gemini generateContent. */
 export type Protocol = 'messages' | 'responses' | 'chat' | 'gemini';
 
 /** Vendor families that own opaque reasoning state. A carry only goes back to the family that made it. */
@@ -167,6 +167,12 @@ export interface IrRequest {
   temperature?: number;
   topP?: number;
   topK?: number;
+  /** Sampling seed and repetition penalties (Chat `seed`/`presence_penalty`/`frequency_penalty`,
+   * Gemini `generationConfig.seed`/`presencePenalty`/`frequencyPenalty`); dropped with a warning
+   * toward an upstream that has none. */
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
   stopSequences: string[];
   reasoning?: ReasoningRequest;
   outputFormat?: OutputFormat;
@@ -175,6 +181,11 @@ export interface IrRequest {
   /** Responses `metadata` map (echoed to Responses callers). */
   metadata?: Record<string, string>;
   stream: boolean;
+  /** Chat `stream_options.include_usage`: the caller's stream ends with a usage chunk. */
+  streamUsage?: boolean;
+  /** A field the caller set that only its own protocol's upstream can honour (Chat `n > 1`, `logprobs`,
+   * `audio`, …): a translation refuses the request with a 400 naming it; a pass-through forwards it. */
+  passthroughOnly?: { param: string; message: string };
   /** Which front door decoded this request. */
   sourceProtocol: Protocol;
   /** Per-protocol fields only one side understands, verbatim (e.g. responses: store, include,

@@ -47,14 +47,25 @@ export function createMetrics(options: MetricsOptions = {}) {
   // Requests ------------------------------------------------------------------------------------
   const requests = new FastCounter(
     n('requests_total'),
-    'Requests answered, by front door, configured model, final provider, lane, HTTP status class and error kind ("none" when it succeeded; set for in-stream errors too).',
-    ['front_door', 'model', 'provider', 'upstream_protocol', 'lane', 'status_class', 'error_type'],
+    'Requests answered, by front door, configured model, final provider, lane, HTTP status class, error kind ("none" when it succeeded; set for in-stream errors too) and transport (http, or websocket: one per response.create).',
+    ['front_door', 'model', 'provider', 'upstream_protocol', 'lane', 'status_class', 'error_type', 'transport'],
   ).register(registry);
   const inFlight = new FastGauge(
     n('in_flight_requests'),
     'Requests received and not yet finished.',
     ['front_door'],
   ).register(registry);
+  const openSockets = new FastGauge(
+    n('websocket_connections'),
+    'WebSocket connections open toward callers (Responses WebSocket mode).',
+    ['front_door'],
+  ).register(registry);
+  const socketCloses = new Counter({
+    name: n('websocket_closes_total'),
+    help: 'WebSocket connections closed, by why: client, idle, connection_limit, drain, key_refused, protocol_error, too_large, ping_timeout.',
+    labelNames: ['front_door', 'reason'],
+    registers,
+  });
   const openStreams = new FastGauge(
     n('open_streams'),
     'Server-sent-event streams open toward callers.',
@@ -233,6 +244,13 @@ export function createMetrics(options: MetricsOptions = {}) {
     aggregator: 'max',
   });
 
+  const authFailures = new Counter({
+    name: n('auth_failures_total'),
+    help: 'Requests refused for the gateway\'s own keys, by reason: missing_key and invalid_key (401), forbidden (403: a key not allowed there, e.g. a caller key on /admin/usage or an admin key calling a model), foreign_host (403: a keyless request the Host/Origin guard refused).',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX });
 
   return {
@@ -240,6 +258,8 @@ export function createMetrics(options: MetricsOptions = {}) {
     requests,
     inFlight,
     openStreams,
+    openSockets,
+    socketCloses,
     streamsClientAborted,
     decode,
     routing,
@@ -265,6 +285,7 @@ export function createMetrics(options: MetricsOptions = {}) {
     budgetSpent,
     stateErrors,
     shutdownCut,
+    authFailures,
     instances,
   };
 }

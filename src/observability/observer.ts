@@ -1,14 +1,17 @@
 // The observability tap: the routes fill a RequestRecord as a request flows and call these methods at
 // a few fixed points; metrics and the single per-request log line are derived from the record here.
 // With metrics disabled every method is a no-op except the log line.
+import { GENERATION_DOORS, type GenerationDoor } from '../codecs/doors.js';
 import type { Logger } from 'pino';
 import type { GaugeSink } from './fast-metrics.js';
 import { attemptOutcomeLabel, BoundedLabel, WarningFieldLabel } from './label-limits.js';
 import { safeErrorObject, secretMasker } from './logger.js';
 import { CIRCUIT_STATE_VALUE, createMetrics, type CircuitStateName, type GatewayMetrics, type HistogramSink } from './metrics.js';
+import { AuthFailureLog, AUTH_FAILURE_REASONS, type AuthFailure } from './auth-failure-log.js';
+import { loggedReason } from './operator-reason.js';
 import { RequestLineWriter, requestLineFields, type RequestDurations } from './request-line.js';
 import { KeySeries, RequestSeries } from './request-series.js';
-import type { RequestRecord } from './request-record.js';
+import type { AttemptEntry, RequestRecord } from './request-record.js';
 import type { RequestTap } from './request-tap.js';
 
 export interface ObservabilityOptions {
@@ -31,6 +34,9 @@ export const MAX_UPSTREAM_MODEL_LABELS = 500;
 export const MAX_WARNING_FIELDS = 64;
 export const MAX_KEY_LABELS = 500;
 export const MAX_TEAM_LABELS = 100;
+
+/** Upstream refusals the caller caused (its request, its prompt's size): logged at info, not warn. */
+const CALLER_CAUSED = new Set(['invalid_request', 'context_overflow', 'request_too_large', 'not_found']);
 
 /** The ops StateStore backends report (state/options.ts onError), a fixed label set. */
 const STATE_OPS = new Set(['get', 'put', 'delete', 'admit', 'inspect', 'charge', 'release', 'read_counters', 'publish', 'subscribe', 'ping']);
@@ -61,6 +67,7 @@ export class Observability {
   private readonly inFlightByDoor = new Map<string, GaugeSink>();
   /** The status page's windows (request-tap.ts), fed with or without metrics. */
   private tap: RequestTap | undefined;
+  private readonly authFailures: AuthFailureLog;
 
   constructor(options: ObservabilityOptions) {
     this.metricsEnabled = options.metricsEnabled;
@@ -71,7 +78,12 @@ export class Observability {
     this.m = options.metricsEnabled ? createMetrics({ processMetrics: options.processMetrics ?? true }) : undefined;
     // Every op shows as 0 from the start: a healthy store has a flat line, not an empty panel.
     if (this.m) for (const op of STATE_OPS) this.m.stateErrors.labels(op).inc(0);
-    if (this.m) for (const door of ['messages', 'responses']) this.m.shutdownCut.labels(door).inc(0);
+    if (this.m) for (const door of GENERATION_DOORS) this.m.shutdownCut.labels(door).inc(0);
+    if (this.m) for (const reason of AUTH_FAILURE_REASONS) this.m.authFailures.labels(reason).inc(0);
+    this.authFailures = new AuthFailureLog(options.logger);
+    // The one door with a WebSocket transport (Responses): an idle gateway shows 0 sockets, not no data.
+    this.m?.openSockets.child('responses');
+    this.m?.socketCloses.labels('responses', 'client').inc(0);
     this.m?.instances.set(1);
   }
 
@@ -192,10 +204,10 @@ export class Observability {
       m.openStreams.child(fd).dec();
       if (rec.clientAborted) m.streamsClientAborted.labels(fd).inc();
     }
-    const key = fd + '\u0000' + model + '\u0000' + provider + '\u0000' + protocol + '\u0000' + rec.lane + (rec.stream ? '\u0000t' : '\u0000f');
+    const key = fd + '\u0000' + model + '\u0000' + provider + '\u0000' + protocol + '\u0000' + rec.lane + (rec.stream ? '\u0000t' : '\u0000f') + rec.transport;
     let series = this.requestSeries.get(key);
     if (series === undefined) {
-      series = new RequestSeries(m, fd, model, provider, protocol, rec.lane, rec.stream ? 'true' : 'false');
+      series = new RequestSeries(m, fd, model, provider, protocol, rec.lane, rec.stream ? 'true' : 'false', rec.transport);
       this.requestSeries.set(key, series);
     }
     series.record(rec, spans);
@@ -235,6 +247,53 @@ export class Observability {
     if (deployment !== undefined) this.tap?.attemptEnded(deployment, outcome);
     if (!this.m) return;
     this.m.upstreamAttempts.child(this.providers.value(provider), attemptOutcomeLabel(outcome)).inc();
+  }
+
+  /**
+   * An upstream attempt failed (entry: outcome, status, raw reason, the router's next step): added to the
+   * request's story (the final line lists it) and logged now, one line per failed attempt. A failure the
+   * caller caused (a bad request the upstream refused) is `info`; every other one `warn`.
+   */
+  attemptFailed(rec: RequestRecord, entry: AttemptEntry): void {
+    (rec.attemptLog ??= []).push(entry);
+    const level = CALLER_CAUSED.has(entry.outcome) ? 'info' : 'warn';
+    if (!this.logger.isLevelEnabled(level)) return;
+    this.logger[level](
+      {
+        requestId: rec.requestId,
+        frontDoor: rec.frontDoor,
+        modelLabel: rec.modelLabel,
+        deployment: entry.deployment,
+        attempt: entry.attempt,
+        errorKind: entry.outcome,
+        ...(entry.upstreamStatus === undefined ? {} : { upstreamStatus: entry.upstreamStatus }),
+        reason: loggedReason(entry.reason ?? '', this.mask),
+        next: entry.next,
+        why: entry.why,
+        ...(entry.waitMs === undefined ? {} : { waitMs: entry.waitMs }),
+      },
+      'upstream attempt failed',
+    );
+  }
+
+  /** A deployment the router passed over (open circuit): part of the request's story, no line of its own. */
+  deploymentSkipped(rec: RequestRecord, deployment: string, attempt: number): void {
+    (rec.attemptLog ??= []).push({ deployment, attempt, outcome: 'skipped', why: 'circuit_open' });
+  }
+
+  /** The attempt that answered, once the story has begun (a clean first attempt adds nothing). */
+  attemptSucceeded(rec: RequestRecord, deployment: string, attempt: number): void {
+    rec.attemptLog?.push({ deployment, attempt, outcome: 'success' });
+  }
+
+  /**
+   * A request refused for the gateway's own keys: 401 (no key, a wrong key) or 403 (a key not allowed
+   * there). Always counted; logged at `warn`, at most one line per AUTH_LOG_INTERVAL_MS with the count of
+   * the ones not logged since (a brute-force attempt must not flood the log).
+   */
+  recordAuthFailure(failure: AuthFailure): void {
+    this.m?.authFailures.labels(failure.reason).inc();
+    this.authFailures.record(failure);
   }
 
   /** The router moved on to the next deployment of `modelLabel` (the bounded RequestRecord.modelLabel). */
@@ -293,8 +352,20 @@ export class Observability {
   }
 
   /** A call to the shared state store failed (the store's onError, and saves refused for size). */
+  /** A WebSocket connection opened (the upgrade was accepted). */
+  socketOpened(frontDoor: GenerationDoor): void {
+    if (this.m) this.m.openSockets.child(frontDoor).inc();
+  }
+
+  /** A WebSocket connection closed, and why. */
+  socketClosed(frontDoor: GenerationDoor, reason: string): void {
+    if (!this.m) return;
+    this.m.openSockets.child(frontDoor).dec();
+    this.m.socketCloses.labels(frontDoor, reason).inc();
+  }
+
   /** Requests the drain's deadline ended (http/in-flight.ts), per front door. */
-  recordShutdownCut(frontDoor: 'messages' | 'responses', count: number): void {
+  recordShutdownCut(frontDoor: GenerationDoor, count: number): void {
     if (this.m && count > 0) this.m.shutdownCut.labels(frontDoor).inc(count);
   }
 

@@ -4,11 +4,14 @@
 // was ~7 µs of every request. The line keeps pino's layout (level, time, the logger's bindings such as
 // pid and hostname, the fields, msg) and honours the logger's level as it is at each call.
 import { symbols, type Logger } from 'pino';
-import type { RequestRecord } from './request-record.js';
+import { loggedReason } from './operator-reason.js';
+import type { AttemptEntry, RequestRecord } from './request-record.js';
 
 /** Warnings listed in one log line (the count is always logged). */
 export const MAX_LOGGED_WARNINGS = 20;
 export const MAX_LOGGED_MODEL_LENGTH = 256;
+/** Attempt entries listed in one line (the first ones; `attempts` always counts them all). */
+export const MAX_LOGGED_ATTEMPTS = 10;
 
 const INFO = 30;
 const MSG = 'request finished';
@@ -44,8 +47,12 @@ export function requestLineFields(rec: RequestRecord, d: RequestDurations, mask:
     ',"lane":' + JSON.stringify(rec.lane) +
     ',"stream":' + (rec.stream ? 'true' : 'false') +
     ',"status":' + num(rec.status);
+  // Only a socket's responses say so: HTTP lines stay as they were.
+  if (rec.transport !== 'http') s += ',"transport":"' + rec.transport + '"';
   if (rec.errorKind !== undefined) s += ',"errorKind":' + JSON.stringify(rec.errorKind);
+  if (rec.errorReason !== undefined) s += ',"error":' + JSON.stringify(loggedReason(rec.errorReason, mask));
   s += ',"attempts":' + num(rec.attempts) + ',"retries":' + num(rec.retries) + ',"fallbacks":' + num(rec.fallbacks);
+  if (rec.attemptLog !== undefined) s += ',"attemptLog":' + attemptLogJson(rec.attemptLog, mask);
   s += ',"durationMs":' + millis(d.totalMs);
   if (d.upstreamMs >= 0) s += ',"upstreamMs":' + millis(d.upstreamMs);
   if (d.overheadMs >= 0) s += ',"overheadMs":' + millis(d.overheadMs);
@@ -77,6 +84,25 @@ export function requestLineFields(rec: RequestRecord, d: RequestDurations, mask:
   if (rec.clientAborted) s += ',"clientAborted":true';
   if (rec.upstreamAborted) s += ',"upstreamAborted":true';
   return s;
+}
+
+/** The router's story as a JSON array: one object per attempt or skipped deployment. */
+export function attemptLogJson(entries: readonly AttemptEntry[], mask: (text: string) => string): string {
+  let s = '[';
+  const n = Math.min(entries.length, MAX_LOGGED_ATTEMPTS);
+  for (let i = 0; i < n; i++) s += (i === 0 ? '' : ',') + attemptEntryJson(entries[i]!, mask);
+  return s + ']';
+}
+
+/** One entry as JSON members in a fixed order (the per-attempt log line uses the same fields). */
+export function attemptEntryJson(e: AttemptEntry, mask: (text: string) => string): string {
+  let s = '{"deployment":' + JSON.stringify(boundedModel(e.deployment)) + ',"attempt":' + num(e.attempt) + ',"outcome":' + JSON.stringify(e.outcome);
+  if (e.upstreamStatus !== undefined) s += ',"upstreamStatus":' + num(e.upstreamStatus);
+  if (e.reason !== undefined) s += ',"reason":' + JSON.stringify(loggedReason(e.reason, mask));
+  if (e.next !== undefined) s += ',"next":' + JSON.stringify(e.next);
+  if (e.why !== undefined) s += ',"why":' + JSON.stringify(e.why);
+  if (e.waitMs !== undefined) s += ',"waitMs":' + num(e.waitMs);
+  return s + '}';
 }
 
 /** Writes request lines through a pino logger's own destination, or through pino when it must. */

@@ -1,10 +1,28 @@
 // One record per gateway request, filled in by the routes and lanes as the request flows, read by
 // the observability tap at the end (metrics + one log line). Plain fields, stable shape.
+import type { GenerationDoor } from '../codecs/doors.js';
 import type { Protocol, Usage, Warning } from '../ir/types.js';
 import type { HistogramSink } from './metrics.js';
 
-export type FrontDoor = 'messages' | 'responses' | 'count_tokens' | 'input_tokens' | 'models';
+export type FrontDoor = GenerationDoor | 'count_tokens' | 'input_tokens' | 'countTokens' | 'models';
 export type Lane = 'passthrough' | 'translation' | 'local' | 'none';
+
+/** One step of the router's story for a request that needed more than one clean attempt. */
+export interface AttemptEntry {
+  /** "<provider>/<upstream model>". */
+  deployment: string;
+  attempt: number;
+  /** "success", a GatewayErrorKind, or "skipped" (circuit open, a later deployment available). */
+  outcome: string;
+  /** The upstream's HTTP status, when it answered one. */
+  upstreamStatus?: number;
+  /** The failure in the operator's words (raw: masked and bounded when written). */
+  reason?: string;
+  /** What the router did next, and why (router/attempts.ts NextStep, MoveReason). */
+  next?: string;
+  why?: string;
+  waitMs?: number;
+}
 
 export class RequestRecord {
   requestId: string;
@@ -18,11 +36,17 @@ export class RequestRecord {
   upstreamProtocol: Protocol | 'demo' | 'none' = 'none';
   upstreamModel = '';
   lane: Lane = 'none';
+  /** How the caller reached the gateway: an HTTP request, or a response.create on a WebSocket. */
+  transport: 'http' | 'websocket' = 'http';
   /** HTTP status sent to the caller (200 for streams, even if an error event followed). */
   status = 0;
   /** GatewayErrorKind of the failure, if any (also set for in-stream errors). */
   errorKind: string | undefined = undefined;
+  /** The failure in the operator's words (raw: masked and bounded when logged). */
+  errorReason: string | undefined = undefined;
   attempts = 0;
+  /** Every attempt once one failed or a deployment was skipped; undefined on the clean path (no allocation). */
+  attemptLog: AttemptEntry[] | undefined = undefined;
   fallbacks = 0;
   retries = 0;
   // Monotonic timestamps in ms (performance.now()); 0 = not reached.

@@ -34,6 +34,7 @@ export class RequestSeries {
     private readonly protocol: string,
     private readonly lane: string,
     private readonly stream: 'true' | 'false',
+    private readonly transport: string,
   ) {
     this.routing = m.routing.child();
   }
@@ -67,7 +68,7 @@ export class RequestSeries {
     const key = errorType === 'none' && statusClass === '2xx' ? SUCCESS : statusClass + '\u0000' + errorType;
     let c = this.outcomes.get(key);
     if (c === undefined) {
-      c = this.m.requests.child(this.frontDoor, this.model, this.provider, this.protocol, this.lane, statusClass, errorType);
+      c = this.m.requests.child(this.frontDoor, this.model, this.provider, this.protocol, this.lane, statusClass, errorType, this.transport);
       this.outcomes.set(key, c);
     }
     return c;

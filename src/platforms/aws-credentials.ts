@@ -1,7 +1,9 @@
 // AWS credentials for SigV4, held between requests: a request reads the cached identity synchronously;
 // temporary credentials (STS, web identity on Kubernetes, SSO, credential_process) are refreshed in
 // the background before they expire, one refresh at a time however many requests arrive meanwhile.
-// Only when they are about to expire does a request wait for the refresh.
+// Only when they are about to expire does a request wait for the refresh. A refresh has a deadline
+// (credential-deadline.ts): past it, its waiters fail and the next request starts a new one.
+import { fetchWithin, MAX_CREDENTIAL_FETCH_MS } from './credential-deadline.js';
 
 export interface AwsIdentity {
   accessKeyId: string;
@@ -31,6 +33,8 @@ export class AwsCredentialCache {
   constructor(
     private readonly provider: IdentityProvider,
     private readonly now: () => number = Date.now,
+    /** The bound on one refresh (credentialFetchBoundMs of the provider's connect timeout). */
+    private readonly fetchTimeoutMs: number = MAX_CREDENTIAL_FETCH_MS,
   ) {}
 
   get(): AwsIdentity | Promise<AwsIdentity> {
@@ -57,14 +61,14 @@ export class AwsCredentialCache {
     if (this.inFlight) return this.inFlight;
     const first = this.current === undefined;
     this.refreshes++;
-    const p = this.provider(first ? undefined : { forceRefresh: true }).then(
+    const p = fetchWithin(this.fetchTimeoutMs, () => this.provider(first ? undefined : { forceRefresh: true })).then(
       (identity) => {
         this.store(identity);
-        this.inFlight = undefined;
+        if (this.inFlight === p) this.inFlight = undefined;
         return identity;
       },
       (err: unknown) => {
-        this.inFlight = undefined;
+        if (this.inFlight === p) this.inFlight = undefined;
         throw err;
       },
     );

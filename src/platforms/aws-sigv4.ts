@@ -5,6 +5,7 @@
 // per platform, reused for every request; credentials come from AwsCredentialCache without a wait.
 import { createHash } from 'node:crypto';
 import { AwsCredentialCache, type IdentityProvider } from './aws-credentials.js';
+import { installCredentialProcessRunner } from './credential-process.js';
 
 export interface SignInput {
   method: string;
@@ -27,6 +28,8 @@ export interface SigV4Options {
   service: string;
   /** Tests and embedders: a provider in place of the default chain. */
   provider?: IdentityProvider;
+  /** The bound on one credential refresh (credentialFetchBoundMs). */
+  fetchTimeoutMs?: number;
 }
 
 interface Signer {
@@ -36,7 +39,7 @@ interface Signer {
 export async function createSigV4(options: SigV4Options): Promise<SigV4> {
   const [{ SignatureV4 }, { Hash }] = await Promise.all([import('@smithy/signature-v4'), import('@smithy/hash-node')]);
   const provider = options.provider ?? (await defaultChain());
-  const credentials = new AwsCredentialCache(provider);
+  const credentials = new AwsCredentialCache(provider, Date.now, options.fetchTimeoutMs);
   class Sha256 extends Hash {
     constructor(secret?: Parameters<typeof Hash.prototype.update>[0]) {
       super('sha256', secret as ConstructorParameters<typeof Hash>[1]);
@@ -66,5 +69,7 @@ export async function createSigV4(options: SigV4Options): Promise<SigV4> {
 
 async function defaultChain(): Promise<IdentityProvider> {
   const { fromNodeProviderChain } = await import('@aws-sdk/credential-providers');
+  // A credential_process in its own process group, killed at the fetch's deadline and at exit.
+  installCredentialProcessRunner();
   return fromNodeProviderChain() as IdentityProvider;
 }

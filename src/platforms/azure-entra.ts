@@ -8,19 +8,19 @@ export const COGNITIVE_SERVICES_SCOPE = 'https://cognitiveservices.azure.com/.de
 
 /** The part of @azure/identity's TokenCredential used here (tests inject their own). */
 export interface EntraCredential {
-  getToken(scope: string): Promise<{ token: string; expiresOnTimestamp: number } | null>;
+  getToken(scope: string, options?: { abortSignal?: AbortSignal }): Promise<{ token: string; expiresOnTimestamp: number } | null>;
 }
 
-export function entraTokens(providerName: string, credential?: EntraCredential): TokenCache {
+export function entraTokens(providerName: string, credential?: EntraCredential, fetchTimeoutMs?: number): TokenCache {
   let source = credential;
-  const fetch = async (): Promise<FetchedToken> => {
+  const fetch = async (_force: boolean, signal: AbortSignal): Promise<FetchedToken> => {
     if (!source) {
       const { DefaultAzureCredential } = await import('@azure/identity');
       source = new DefaultAzureCredential();
     }
-    const t = await source.getToken(COGNITIVE_SERVICES_SCOPE);
+    const t = await source.getToken(COGNITIVE_SERVICES_SCOPE, { abortSignal: signal });
     if (!t) throw new Error('no Entra token');
     return { token: t.token, expiresAt: t.expiresOnTimestamp };
   };
-  return new TokenCache(fetch, `upstream ${providerName}: Microsoft Entra credentials`);
+  return new TokenCache(fetch, `upstream ${providerName}: Microsoft Entra credentials`, Date.now, fetchTimeoutMs);
 }

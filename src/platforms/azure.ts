@@ -8,12 +8,13 @@
 import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { entraTokens, type EntraCredential } from './azure-entra.js';
+import { credentialFetchBoundMs } from './credential-deadline.js';
 import { withMemberValue } from './json-members.js';
 import type { Platform, PlatformRequest } from './types.js';
 
 export function azurePlatform(provider: ProviderConfig, credential?: EntraCredential): Platform {
   const settings = provider.platform!;
-  const tokens = settings.auth === 'entra' ? entraTokens(provider.name, credential) : undefined;
+  const tokens = settings.auth === 'entra' ? entraTokens(provider.name, credential, credentialFetchBoundMs(provider.timeouts.connectMs)) : undefined;
   const query = settings.apiVersion !== '' ? '?api-version=' + encodeURIComponent(settings.apiVersion) : '';
   // Deployment URLs hang off the resource's `/openai`; accept a base_url with or without it.
   const openai = provider.basePath.endsWith('/openai') ? '' : '/openai';

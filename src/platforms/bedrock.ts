@@ -9,6 +9,7 @@ import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import type { IdentityProvider } from './aws-credentials.js';
 import { createSigV4, type SigV4 } from './aws-sigv4.js';
+import { credentialFetchBoundMs } from './credential-deadline.js';
 import { countTokensBody, invokeBody } from './bedrock-body.js';
 import { decodeBedrockError, isCredentialError } from './bedrock-errors.js';
 import { bedrockStreamBody, eventStreamCodec, loadEventStreamCodec } from './bedrock-stream.js';
@@ -37,7 +38,7 @@ export function createBedrockPlatform(provider: ProviderConfig, options: Bedrock
 
   /** The signer, made once; a failed load (the AWS packages missing) is retried by the next request. */
   const loadSigner = (): Promise<SigV4> =>
-    createSigV4({ region: settings.region, service: 'bedrock', provider: options.identityProvider }).then(
+    createSigV4({ region: settings.region, service: 'bedrock', provider: options.identityProvider, fetchTimeoutMs: credentialFetchBoundMs(provider.timeouts.connectMs) }).then(
       (s) => (sigv4 = s),
       (err: unknown) => {
         sigv4Load = undefined;

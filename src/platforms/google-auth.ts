@@ -14,7 +14,7 @@ interface GoogleClient {
 /** One token cache per provider. `credentialsFile` '' = Application Default Credentials. `projectId`
  * (the config's) spares the library its own search for one (env, the gcloud CLI, the metadata server),
  * which costs seconds on the first token. */
-export function googleTokens(providerName: string, credentialsFile: string, projectId: string): TokenCache {
+export function googleTokens(providerName: string, credentialsFile: string, projectId: string, fetchTimeoutMs?: number): TokenCache {
   let auth: { getClient(): Promise<GoogleClient> } | undefined;
   const fetch = async (force: boolean): Promise<FetchedToken> => {
     if (!auth) {
@@ -32,5 +32,5 @@ export function googleTokens(providerName: string, credentialsFile: string, proj
     const { token } = await client.getAccessToken();
     return { token: token ?? '', expiresAt: client.credentials.expiry_date ?? undefined };
   };
-  return new TokenCache(fetch, `upstream ${providerName}: Google credentials`);
+  return new TokenCache(fetch, `upstream ${providerName}: Google credentials`, Date.now, fetchTimeoutMs);
 }

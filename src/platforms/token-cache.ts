@@ -1,8 +1,10 @@
 // A bearer token from a credential source (Google OAuth, Microsoft Entra), cached and refreshed before
 // it expires, with at most one refresh in flight however many requests wait for it. Inside the refresh
 // window the still-valid token keeps serving while one refresh runs in the background, so traffic never
-// waits on a refresh it did not need.
+// waits on a refresh it did not need. A fetch has a deadline (credential-deadline.ts): past it, its waiters
+// get the deployment's failure and the next request starts a new one.
 import { GatewayError } from '../errors.js';
+import { CredentialFetchTimeout, fetchWithin, MAX_CREDENTIAL_FETCH_MS } from './credential-deadline.js';
 
 export interface FetchedToken {
   token: string;
@@ -37,10 +39,13 @@ export class TokenCache {
   /** `describe` names the deployment and the source in errors (`upstream p: Google credentials`); the
    * source's own error stays the cause and never reaches the message, so no secret can. */
   constructor(
-    /** `force`: the cached token was refused; the source must fetch a new one, not return its cache. */
-    private readonly fetch: (force: boolean) => Promise<FetchedToken>,
+    /** `force`: the cached token was refused; the source must fetch a new one, not return its cache.
+     * `signal` fires at the fetch's deadline. */
+    private readonly fetch: (force: boolean, signal: AbortSignal) => Promise<FetchedToken>,
     private readonly describe: string,
     private readonly now: () => number = Date.now,
+    /** The bound on one fetch (credentialFetchBoundMs of the provider's connect timeout). */
+    private readonly fetchTimeoutMs: number = MAX_CREDENTIAL_FETCH_MS,
   ) {}
 
   /** The current token, synchronously when one is valid and not yet due for refresh. */
@@ -74,7 +79,7 @@ export class TokenCache {
     const started = this.now();
     const force = this.force;
     this.force = false;
-    const run = this.fetch(force).then(
+    const run = fetchWithin(this.fetchTimeoutMs, (signal) => this.fetch(force, signal)).then(
       (t) => {
         if (typeof t.token !== 'string' || t.token === '') throw new Error('the credential source returned no token');
         const expiresAt = t.expiresAt ?? started + UNKNOWN_LIFETIME_MS;
@@ -87,7 +92,8 @@ export class TokenCache {
       },
       (err: unknown) => {
         if (force) this.force = true;
-        throw new GatewayError('bad_gateway', `${this.describe}: could not get an access token`, { upstreamStatus: 401, cause: err });
+        const late = err instanceof CredentialFetchTimeout ? ` (no answer within ${err.ms} ms)` : '';
+        throw new GatewayError('bad_gateway', `${this.describe}: could not get an access token${late}`, { upstreamStatus: 401, cause: err });
       },
     );
     this.inFlight = run;

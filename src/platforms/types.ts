@@ -30,7 +30,9 @@ export interface Platform {
   /** A successful streamed answer in the platform's framing → the protocol's own SSE bytes (Bedrock's
    * event stream). Absent: the body is the protocol's SSE already. */
   streamBody?(body: Readable): Readable;
-  /** The platform's own error shapes; undefined leaves the answer to the protocol driver. */
+  /** The platform's own error shapes; undefined leaves the answer to the protocol driver. A refusal of
+   * the gateway's credentials is `bad_gateway` with fixed text (the cloud's own text, which names
+   * projects, resources or principals, goes in `cause`: logged, never sent to the caller). */
   decodeError?(status: number, headers: Record<string, string | string[] | undefined>, body: string): GatewayError | undefined;
   /** A successful `count_tokens` answer → the input token count, when the platform's shape differs from
    * the protocol's `{input_tokens}`. */

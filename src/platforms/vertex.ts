@@ -5,6 +5,7 @@
 // without `model` and with `anthropic_version`, and answer in Anthropic's own SSE and error shapes.
 import type { ProviderConfig } from '../config/types.js';
 import { GatewayError, kindForUpstreamStatus, type GatewayErrorKind } from '../errors.js';
+import { credentialFetchBoundMs } from './credential-deadline.js';
 import { googleTokens } from './google-auth.js';
 import type { TokenCache } from './token-cache.js';
 import { withFirstMembers, withFirstMembersWithout } from './json-members.js';
@@ -75,7 +76,7 @@ export function vertexPlatform(provider: ProviderConfig, tokens?: TokenCache): P
   const settings = provider.platform!;
   const pub = PUBLISHERS[provider.protocol];
   if (!pub) throw new GatewayError('api_error', `upstream ${provider.name}: Vertex AI does not serve protocol ${provider.protocol}`);
-  const source = tokens ?? googleTokens(provider.name, settings.credentialsFile, settings.project);
+  const source = tokens ?? googleTokens(provider.name, settings.credentialsFile, settings.project, credentialFetchBoundMs(provider.timeouts.connectMs));
 
   const finish = (req: PlatformRequest, token: string): PlatformRequest => {
     const headers: Record<string, string> = {};
@@ -148,13 +149,15 @@ export function decodeGoogleError(
   const name = typeof error.status === 'string' ? error.status : '';
   const kind = STATUS_KINDS[name] ?? kindForUpstreamStatus(status);
   const detail = typeof error.message === 'string' && error.message !== '' ? error.message : `HTTP ${status}`;
-  const message =
-    kind === 'bad_gateway'
-      ? `upstream ${providerName}: Vertex AI refused the deployment's Google credentials (${name || status}): ${detail}`
-      : `Vertex AI: ${detail}`;
   const retryAfter = headers['retry-after'];
-  return new GatewayError(kind, message, {
-    upstreamStatus: status,
-    retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-  });
+  const options = { upstreamStatus: status, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+  if (kind === 'bad_gateway' && status < 500) {
+    // The deployment's credentials or IAM binding. Google's text names the project, the resource path,
+    // sometimes the principal: fixed text for the caller, Google's kept as the cause for the log.
+    return new GatewayError('bad_gateway', `upstream ${providerName}: Vertex AI refused the deployment's Google credentials (${name || `HTTP ${status}`})`, {
+      ...options,
+      cause: new Error(`Vertex AI: ${detail}`),
+    });
+  }
+  return new GatewayError(kind, `Vertex AI: ${detail}`, options);
 }

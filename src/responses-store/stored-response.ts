@@ -15,12 +15,12 @@
 // no response text, its finish, usage and completed_at in the head). The input items and this
 // request's turns are derived from the body when a record is read.
 import { createHash } from 'node:crypto';
-import { decodeRequest } from '../codecs/openai-responses/decode-request.js';
+import { decodeRequest, inputSystemParts } from '../codecs/openai-responses/decode-request.js';
 import { encodeResult } from '../codecs/openai-responses/encode-result.js';
 import { decodeResponsesResult } from '../drivers/openai-responses/decode-result.js';
 import { GatewayError } from '../errors.js';
 import { ALREADY_CHECKED } from '../ir/media-url.js';
-import type { Finish, OutputPart, Turn, Usage } from '../ir/types.js';
+import type { Finish, OutputPart, TextPart, Turn, Usage } from '../ir/types.js';
 import { inputItemsOf, type WireItem } from './input-items.js';
 
 export type { WireItem } from './input-items.js';
@@ -35,6 +35,10 @@ export interface StoredConversation {
   createdAt: number;
   /** The whole conversation as IR turns, this answer included: what a continuation starts from. */
   turns: Turn[];
+  /** The conversation's system/developer input messages, in order (never `instructions`, which are not
+   * inherited): kept by a socket connection and a record being saved; a record read back from the store
+   * does not have them (its encoding predates them). */
+  system?: readonly TextPart[];
   /** The deployment that produced the answer: a continuation on that same OpenAI Responses deployment
    * forwards `previous_response_id` (OpenAI keeps its own state); any other gets the stored turns. */
   producer?: Producer;
@@ -270,10 +274,21 @@ function turnsOf(s: Sections): Turn[] {
  * Responses upstream's response as it is) decoded from the response as the pass-through lane did.
  */
 export function conversationTurns(previous: Turn[], requestJson: string, parts: OutputPart[] | null, responseJson: () => string): Turn[] {
+  return conversationOfTexts(previous, [], requestJson, parts, responseJson).turns;
+}
+
+/** conversationTurns, and the system/developer input messages: the earlier ones, then the request's. */
+export function conversationOfTexts(
+  previous: Turn[],
+  previousSystem: readonly TextPart[],
+  requestJson: string,
+  parts: OutputPart[] | null,
+  responseJson: () => string,
+): { turns: Turn[]; system: TextPart[] } {
   // Its media URLs passed the door when it was stored; each attempt checks them again for its target.
   const request = decodeRequest(JSON.parse(requestJson), [], ALREADY_CHECKED);
   const answer = parts ?? decodeResponsesResult(JSON.parse(responseJson()), request).content;
-  return [...previous, ...request.turns, { role: 'assistant', parts: answer }];
+  return { turns: [...previous, ...request.turns, { role: 'assistant', parts: answer }], system: [...previousSystem, ...inputSystemParts(request)] };
 }
 
 /** Generated input item ids are derived from the response id and the item's place: the same on every read. */

@@ -33,6 +33,34 @@ export interface AttemptHooks {
   onAttemptStart?(start: AttemptStart): void;
   /** Bookkeeping after each attempt: 'success' or the error kind. */
   onAttemptEnd?(target: RouteTarget, outcome: GatewayErrorKind | 'success'): void;
+  /** A failed attempt and what the router does next, and why (the operator's log). */
+  onAttemptFailed?(failure: AttemptFailure): void;
+  /** A deployment passed over before its `attempt`: its circuit is open and a later one is available. */
+  onDeploymentSkipped?(target: RouteTarget, attempt: number): void;
+}
+
+/** After a failed attempt: the same deployment again, the next one, or no further attempt. */
+export type NextStep = 'retry' | 'fallback' | 'give_up';
+
+/** Why the router took its next step (fixed words, for log queries). */
+export type MoveReason =
+  | 'transient' // retry: a retryable error, attempts and budget left
+  | 'credentials_refused' // the upstream refused the gateway's own key: this deployment cannot answer
+  | 'retries_exhausted' // the deployment's retry.attempts are used up
+  | 'retry_budget_spent' // the next backoff would overrun retry.budget_ms
+  | 'not_retryable' // the error would recur (a bad request, an overflow, a quota)
+  | 'stream_started' // bytes reached the caller: nothing can be tried again
+  | 'caller_gone'
+  | 'shutting_down';
+
+export interface AttemptFailure {
+  target: RouteTarget;
+  attempt: number;
+  error: GatewayError;
+  next: NextStep;
+  why: MoveReason;
+  /** The backoff before the retry (next === 'retry'). */
+  waitMs?: number;
 }
 
 /**
@@ -49,9 +77,13 @@ export async function runAttempts(targets: readonly RouteTarget[], health: Deplo
   for (let ti = 0; ti < targets.length; ti++) {
     const target = targets[ti]!;
     const policy = target.provider.retry;
+    const onward: NextStep = ti < targets.length - 1 ? 'fallback' : 'give_up';
     for (let attempt = 1; attempt <= policy.attempts; attempt++) {
       if (hooks.signal.aborted) return;
-      if (!health.available(target.deployment) && laterAvailable(health, targets, ti)) break;
+      if (!health.available(target.deployment) && laterAvailable(health, targets, ti)) {
+        hooks.onDeploymentSkipped?.(target, attempt);
+        break;
+      }
       hooks.onAttemptStart?.({ target, attempt, fallback: attempt === 1 && attempted > 0 });
       attempted++;
       health.begin(target.deployment);
@@ -66,16 +98,30 @@ export async function runAttempts(targets: readonly RouteTarget[], health: Deplo
         const gerr = toGatewayError(err);
         lastError = gerr;
         hooks.onAttemptEnd?.(target, gerr.kind);
-        if (hooks.committed() || hooks.signal.aborted || hooks.stopped?.()) throw gerr;
-        if (!retryable(gerr)) throw gerr;
+        const failed = (next: NextStep, why: MoveReason, waitMs?: number) =>
+          hooks.onAttemptFailed?.({ target, attempt, error: gerr, next, why, ...(waitMs === undefined ? {} : { waitMs }) });
+        const stop = stopReason(gerr, hooks);
+        if (stop !== undefined) {
+          failed('give_up', stop);
+          throw gerr;
+        }
         health.failure(target.deployment, target.provider.cooldown);
         // Our own credentials refused: retrying the same deployment cannot help; another may.
-        if (gerr.upstreamStatus === 401 || gerr.upstreamStatus === 403) break;
-        if (attempt < policy.attempts) {
-          const delay = backoffDelay(policy.backoffMs, policy.maxBackoffMs, attempt, gerr);
-          if (Date.now() - started + delay > policy.budgetMs) break;
-          await sleep(delay, hooks.signal);
+        if (gerr.upstreamStatus === 401 || gerr.upstreamStatus === 403) {
+          failed(onward, 'credentials_refused');
+          break;
         }
+        if (attempt >= policy.attempts) {
+          failed(onward, 'retries_exhausted');
+          break;
+        }
+        const delay = backoffDelay(policy.backoffMs, policy.maxBackoffMs, attempt, gerr);
+        if (Date.now() - started + delay > policy.budgetMs) {
+          failed(onward, 'retry_budget_spent');
+          break;
+        }
+        failed('retry', 'transient', delay);
+        await sleep(delay, hooks.signal);
       } finally {
         health.end(target.deployment);
       }
@@ -83,6 +129,15 @@ export async function runAttempts(targets: readonly RouteTarget[], health: Deplo
     }
   }
   throw lastError ?? new GatewayError('overloaded', 'no upstream deployment is available');
+}
+
+/** Why no further attempt may start after this error, or undefined when one may. */
+function stopReason(err: GatewayError, hooks: AttemptHooks): MoveReason | undefined {
+  if (hooks.committed()) return 'stream_started';
+  if (hooks.signal.aborted) return 'caller_gone';
+  if (hooks.stopped?.()) return 'shutting_down';
+  if (!retryable(err)) return 'not_retryable';
+  return undefined;
 }
 
 /**

@@ -23,7 +23,20 @@ import {
   type CounterRecord,
 } from './admission-logic.js';
 import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
-import { StateUnavailableError, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type StateStore } from './types.js';
+import { applyRecordWrites } from './record-logic.js';
+import {
+  AUDIT_KEEP,
+  StateUnavailableError,
+  type AdmissionCheck,
+  type AdmissionResult,
+  type Charge,
+  type CheckState,
+  type Lease,
+  type RecordSnapshot,
+  type RecordWrite,
+  type RecordWriteResult,
+  type StateStore,
+} from './types.js';
 
 interface DocRecord {
   o: string;
@@ -508,6 +521,54 @@ export class FileStateStore implements StateStore {
       fresh(db);
       const now = this.now();
       return keys.map((k) => counterValue(db.get('c\0' + k) as CounterRecord | undefined, now));
+    });
+  }
+
+  // Records: `r\0<id>` each record, `rv` their version, `ra\0<seq>` the audit entries (`ras` the last seq).
+  async readRecords(): Promise<RecordSnapshot> {
+    return this.run('records', (db) => {
+      fresh(db);
+      // One read transaction: the version and the records are of the same commit.
+      const version = (db.get('rv') as number | undefined) ?? 0;
+      const records = new Map<string, string>();
+      for (const { key, value } of db.getRange({ start: 'r\0', end: 'r\x01' })) records.set((key as string).slice(2), value as string);
+      return { version, records };
+    });
+  }
+
+  async recordsVersion(): Promise<number> {
+    return this.run('records', (db) => {
+      fresh(db);
+      return (db.get('rv') as number | undefined) ?? 0;
+    });
+  }
+
+  async writeRecords(writes: readonly RecordWrite[], audit: string): Promise<RecordWriteResult> {
+    return this.run('records', (db) =>
+      db.transactionSync(() => {
+        const io = {
+          get: (id: string) => db.get('r\0' + id) as string | undefined,
+          put: (id: string, v: string) => void db.putSync('r\0' + id, v),
+          remove: (id: string) => void db.removeSync('r\0' + id),
+        };
+        const result = applyRecordWrites(writes, io, (db.get('rv') as number | undefined) ?? 0);
+        if (!result.ok) return result;
+        db.putSync('rv', result.version);
+        const seq = ((db.get('ras') as number | undefined) ?? 0) + 1;
+        db.putSync('ras', seq);
+        db.putSync('ra\0' + pad(seq), audit);
+        if (seq > AUDIT_KEEP) db.removeSync('ra\0' + pad(seq - AUDIT_KEEP));
+        return result;
+      }),
+    );
+  }
+
+  async readAudit(limit: number): Promise<string[]> {
+    return this.run('records', (db) => {
+      fresh(db);
+      const out: string[] = [];
+      for (const { value } of db.getRange({ start: 'ra\x01', end: 'ra\0', reverse: true, limit: Math.max(0, limit) })) out.push(value as string);
+      return out;
     });
   }
 

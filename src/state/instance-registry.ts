@@ -1,8 +1,9 @@
 // Which gateway processes share this state store: each one says hello on a channel when it starts,
 // every `heartbeatMs` after, and once more when it hears an instance it did not know (so a newcomer learns
 // of the others at once); one not heard for `ttlMs` is gone. It says goodbye when it closes. Used on the
-// Redis backend, where instances on several machines share everything: /readyz lists the others, the
-// `switchyard_instances` gauge counts them, and the first sighting of another is logged with what is shared.
+// Redis backend, where instances on several machines share everything: /readyz and the
+// `switchyard_instances` gauge count them, /status.json lists them, and the first sighting of another is
+// logged with what is shared.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { StateStore } from './types.js';

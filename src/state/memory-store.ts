@@ -11,7 +11,8 @@ import {
   type LeaseRecord,
 } from './admission-logic.js';
 import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
-import type { AdmissionCheck, AdmissionResult, Charge, CheckState, Lease, StateStore } from './types.js';
+import { applyRecordWrites } from './record-logic.js';
+import { AUDIT_KEEP, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type RecordSnapshot, type RecordWrite, type RecordWriteResult, type StateStore } from './types.js';
 
 interface Doc {
   owner: string;
@@ -275,6 +276,9 @@ export class MemoryStateStore implements StateStore {
   private readonly claims = new Map<string, ClaimSet>();
   private lastClaim: Claim = { owner: '', expiresAt: 0 };
   private readonly io: AdmissionIo;
+  private readonly records = new Map<string, string>();
+  private recordVersion = 0;
+  private readonly audit: string[] = [];
 
   constructor(options: StoreOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -288,6 +292,28 @@ export class MemoryStateStore implements StateStore {
       getLeases: (key) => this.leases.get(key),
       setLeases: (key, value) => (value ? this.leases.set(key, value) : this.leases.delete(key)),
     };
+  }
+
+  async readRecords(): Promise<RecordSnapshot> {
+    return { version: this.recordVersion, records: new Map(this.records) };
+  }
+
+  async recordsVersion(): Promise<number> {
+    return this.recordVersion;
+  }
+
+  async writeRecords(writes: readonly RecordWrite[], audit: string): Promise<RecordWriteResult> {
+    const io = { get: (id: string) => this.records.get(id), put: (id: string, v: string) => void this.records.set(id, v), remove: (id: string) => void this.records.delete(id) };
+    const result = applyRecordWrites(writes, io, this.recordVersion);
+    if (!result.ok) return result;
+    this.recordVersion = result.version;
+    this.audit.push(audit);
+    if (this.audit.length > AUDIT_KEEP) this.audit.splice(0, this.audit.length - AUDIT_KEEP);
+    return result;
+  }
+
+  async readAudit(limit: number): Promise<string[]> {
+    return this.audit.slice(-Math.max(0, limit)).reverse();
   }
 
   async getDoc(ns: string, id: string, owner: string): Promise<Uint8Array | undefined> {

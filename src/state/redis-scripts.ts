@@ -462,3 +462,29 @@ win_flush()
 ctr_flush()
 return out
 `;
+
+/** Records (runtime keys and teams), mirroring record-logic.ts: every expectation is checked before
+ * anything is written. KEYS: records hash, version, audit list. ARGV: audit entry, how many audit
+ * entries to keep, then per write: id, 'put'|'del', value, 'any'|'absent'|'equal', expected value.
+ * Returns {1, version} or {0, failed index (0-based), current value or false}. */
+export const WRITE_RECORDS = `
+local n = (#ARGV - 2) / 5
+for i = 0, n - 1 do
+  local base = 3 + i * 5
+  local mode = ARGV[base + 3]
+  if mode ~= 'any' then
+    local current = redis.call('HGET', KEYS[1], ARGV[base])
+    if mode == 'absent' and current then return {0, i, current} end
+    if mode == 'equal' and current ~= ARGV[base + 4] then return {0, i, current} end
+  end
+end
+for i = 0, n - 1 do
+  local base = 3 + i * 5
+  if ARGV[base + 1] == 'del' then redis.call('HDEL', KEYS[1], ARGV[base])
+  else redis.call('HSET', KEYS[1], ARGV[base], ARGV[base + 2]) end
+end
+local version = redis.call('INCR', KEYS[2])
+redis.call('LPUSH', KEYS[3], ARGV[1])
+redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[2]) - 1)
+return {1, version}
+`;

@@ -1,15 +1,30 @@
 // The `redis` backend: several gateway instances share one Redis (≥ 6). Every mutation is one Lua
 // script (redis-scripts.ts), so limits are exact across instances; the clock is the server's TIME.
-// Every call is bounded (commandTimeout); while Redis is away calls reject with
-// StateUnavailableError instead of queueing, and ioredis reconnects in the background.
+// Every call is bounded by the store's own timer (op_timeout_ms, whatever the client does meanwhile;
+// commandTimeout and connectTimeout as well); while Redis is away calls reject with StateUnavailableError
+// instead of queueing, and ioredis reconnects in the background. On a Redis Cluster the client has no
+// offline queue (ioredis's has no timeout): a call made while it is not ready waits here for 'ready',
+// within its bound, and is never sent once it has failed.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Cluster, Redis } from 'ioredis';
 import { bucketMs, newLeaseId } from './admission-logic.js';
-import { CLAIM, DELETE_DOC, LIMITS, PUT_DOC } from './redis-scripts.js';
+import { CLAIM, DELETE_DOC, LIMITS, PUT_DOC, WRITE_RECORDS } from './redis-scripts.js';
 import { clusterSeeds, isClusterUrl, redactUrl } from './redis-url.js';
 import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
-import { StateUnavailableError, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type StateStore } from './types.js';
+import {
+  AUDIT_KEEP,
+  StateUnavailableError,
+  type AdmissionCheck,
+  type AdmissionResult,
+  type Charge,
+  type CheckState,
+  type Lease,
+  type RecordSnapshot,
+  type RecordWrite,
+  type RecordWriteResult,
+  type StateStore,
+} from './types.js';
 
 export interface RedisStoreOptions extends StoreOptions {
   /** redis[s]://… for one server; redis[s]+cluster://host:port[,host:port…] for a Redis Cluster (its seed nodes). */
@@ -25,7 +40,7 @@ interface Script {
   sha: string;
 }
 const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
-const SCRIPTS = { putDoc: script(PUT_DOC), deleteDoc: script(DELETE_DOC), claim: script(CLAIM), limits: script(LIMITS) };
+const SCRIPTS = { putDoc: script(PUT_DOC), deleteDoc: script(DELETE_DOC), claim: script(CLAIM), limits: script(LIMITS), writeRecords: script(WRITE_RECORDS) };
 
 /** One admit, inspect, charge or counter read waiting for (or travelling in) a LIMITS script call. */
 interface LimitCall {
@@ -46,6 +61,10 @@ interface LimitCall {
   replyLength: number;
   resolve: (reply: LimitReply) => void;
   reject: (err: unknown) => void;
+  /** Its deadline passed (rejected already): not sent if still queued; a late reply goes to `late`. */
+  expired: boolean;
+  /** A reply that came after the call's deadline (an admission's leases to give back). */
+  late?: (reply: LimitReply) => void;
 }
 /** A limit call's reply: an admission's or inspection's states, counters' values, or [1] for a charge. */
 type LimitReply = (number | string)[];
@@ -66,6 +85,9 @@ interface ChecksShape {
  */
 const MAX_IN_FLIGHT = 64;
 
+/** Calls waiting for a Redis Cluster client to become ready, at most (each for op_timeout_ms at most). */
+const MAX_WAITING_FOR_READY = 10_000;
+
 export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
   private readonly client: Redis | Cluster;
@@ -83,6 +105,8 @@ export class RedisStateStore implements StateStore {
   private queued: LimitCall[] = [];
   private inFlight = 0;
   private readonly shapes = new WeakMap<readonly AdmissionCheck[], ChecksShape>();
+  /** Calls waiting for the cluster client's 'ready' (cluster only). */
+  private readonly readyWaiters = new Set<() => void>();
   /** A flush is scheduled for the end of this event-loop turn (setImmediate). */
   private flushSoon = false;
   private readonly flushNow = (): void => {
@@ -99,10 +123,19 @@ export class RedisStateStore implements StateStore {
     this.where = redactUrl(options.url);
     this.opTimeoutMs = options.opTimeoutMs ?? 1500;
     this.cluster = isClusterUrl(options.url);
-    this.client = this.connect();
+    this.client = this.connect(false);
+    if (this.cluster) {
+      this.client.on('ready', () => {
+        const waiters = [...this.readyWaiters];
+        this.readyWaiters.clear();
+        for (const w of waiters) w();
+      });
+    }
   }
 
-  private connect(): Redis | Cluster {
+  /** `subscriber`: the pub/sub connection, which keeps ioredis's offline queue on a cluster (its few
+   * SUBSCRIBEs wait for the reconnect and are then resubscribed); the main client has none there. */
+  private connect(subscriber: boolean): Redis | Cluster {
     // Loaded here, not at import: ioredis added ~8 MiB to the idle RSS of every gateway, whatever its
     // backend (the default is memory).
     const { Redis: RedisClient, Cluster: ClusterClient, Command } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
@@ -121,11 +154,15 @@ export class RedisStateStore implements StateStore {
       client = new ClusterClient(seeds.nodes, {
         lazyConnect: true,
         enableAutoPipelining: true,
+        enableOfflineQueue: subscriber,
         clusterRetryStrategy: (times: number) => Math.min(100 * times, 1000),
         redisOptions: { ...common, username: seeds.username, password: seeds.password, ...(seeds.tls ? { tls: {} } : {}) },
       });
     } else {
-      client = new RedisClient(this.options.url, { ...common, enableAutoPipelining: true });
+      // The subscriber resubscribes itself (resubscribeAfterReconnect): ioredis's own resubscription
+      // holds no handler on its SUBSCRIBE, so one unanswered within commandTimeout, or cut by close(),
+      // was an unhandled rejection (which ends a Node process).
+      client = new RedisClient(this.options.url, { ...common, enableAutoPipelining: true, ...(subscriber ? { autoResubscribe: false } : {}) });
     }
     // Without a listener ioredis prints every failed reconnect; the error surfaces through the calls.
     client.on('error', (err: Error) => {
@@ -162,10 +199,49 @@ export class RedisStateStore implements StateStore {
 
   private async run<T>(op: string, fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      return await this.within(fn);
     } catch (err) {
       throw this.unavailable(op, err);
     }
+  }
+
+  /**
+   * `start()`'s answer, or a rejection at op_timeout_ms whatever the client does meanwhile (an answer
+   * after that goes to `late`). On a cluster whose client is not ready, `start` runs once it is, and not
+   * at all if the deadline came first.
+   */
+  private within<T>(start: () => Promise<T>, late?: (value: T) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let done = false;
+      let waiter: (() => void) | undefined;
+      const timer = setTimeout(() => {
+        done = true;
+        if (waiter) this.readyWaiters.delete(waiter);
+        reject(new Error(`no answer within ${this.opTimeoutMs} ms`));
+      }, this.opTimeoutMs);
+      const ok = (value: T) => {
+        if (done) return void late?.(value);
+        done = true;
+        clearTimeout(timer);
+        resolve(value);
+      };
+      const fail = (err: unknown) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        reject(err);
+      };
+      const go = () => {
+        waiter = undefined;
+        if (!done) start().then(ok, fail);
+      };
+      if (!this.cluster || this.client.status === 'ready') return go();
+      if (this.readyWaiters.size >= MAX_WAITING_FOR_READY) return fail(new Error('the cluster is not ready'));
+      // A lazy client connects on its first call (as ioredis would, were its offline queue on).
+      if (this.client.status === 'wait') this.client.connect().catch(() => undefined);
+      waiter = go;
+      this.readyWaiters.add(go);
+    });
   }
 
   private unavailable(op: string, err: unknown): StateUnavailableError {
@@ -195,9 +271,36 @@ export class RedisStateStore implements StateStore {
     values: string,
     replyLength: number,
     sig?: string,
+    late?: (reply: LimitReply) => void,
   ): Promise<LimitReply> {
     return new Promise((resolve, reject) => {
-      this.queued.push({ op, kind, sig: sig ?? fields + '\n' + keys.join('\n'), keys, fields, fieldCount, values, replyLength, resolve, reject });
+      // The call's own deadline covers its wait in the queue (MAX_IN_FLIGHT) as well as the script call.
+      const timer = setTimeout(() => {
+        call.expired = true;
+        reject(this.unavailable(op, new Error(`no answer within ${this.opTimeoutMs} ms`)));
+      }, this.opTimeoutMs);
+      const call: LimitCall = {
+        op,
+        kind,
+        sig: sig ?? fields + '\n' + keys.join('\n'),
+        keys,
+        fields,
+        fieldCount,
+        values,
+        replyLength,
+        expired: false,
+        late,
+        resolve: (reply) => {
+          clearTimeout(timer);
+          if (call.expired) call.late?.(reply);
+          else resolve(reply);
+        },
+        reject: (err) => {
+          clearTimeout(timer);
+          if (!call.expired) reject(err);
+        },
+      };
+      this.queued.push(call);
       if (!this.flushSoon) {
         this.flushSoon = true;
         setImmediate(this.flushNow);
@@ -206,9 +309,11 @@ export class RedisStateStore implements StateStore {
   }
 
   private flushQueued(): void {
-    const batch = this.queued;
-    if (batch.length === 0 || this.inFlight >= MAX_IN_FLIGHT) return;
+    if (this.queued.length === 0 || this.inFlight >= MAX_IN_FLIGHT) return;
+    // A call past its deadline was answered already (503): it is not sent.
+    const batch = this.queued.filter((c) => !c.expired);
     this.queued = [];
+    if (batch.length === 0) return;
     this.inFlight++;
     // EVALSHA's arguments: the batch's keys, each once; its shapes, each once; its calls, each
     // `<shape index> <values…>` (redis-scripts.ts LIMITS; shapes and calls as JSON arrays).
@@ -238,31 +343,36 @@ export class RedisStateStore implements StateStore {
     }
     const numKeys = args.length;
     args.push('[' + shapes + ']', '[' + calls + ']');
-    this.evalScript(SCRIPTS.limits, numKeys, args, true).then(
+    // The calls' replies one after the other; a failed call's is one "!<error>" string. Also for a reply
+    // past the deadline: the calls are rejected already, and an admission's leases go back (LimitCall.late).
+    const answer = (raw: unknown) => {
+      const replies = raw as (number | string)[];
+      let at = 0;
+      for (let i = 0; i < batch.length; i++) {
+        const c = batch[i]!;
+        const r = replies[at];
+        if (typeof r === 'string' && r.charCodeAt(0) === 33 /* ! */) {
+          at++;
+          if (!c.expired) c.reject(this.unavailable(c.op, new Error(r.slice(1))));
+        } else if (at + c.replyLength > replies.length) {
+          at = replies.length;
+          if (!c.expired) c.reject(this.unavailable(c.op, new Error('no reply for this call')));
+        } else {
+          c.resolve(replies.slice(at, (at += c.replyLength)));
+        }
+      }
+    };
+    this.within(() => this.evalScript(SCRIPTS.limits, numKeys, args, true), answer).then(
       (raw) => {
         this.inFlight--;
         if (this.queued.length > 0 && !this.flushSoon) this.flushQueued();
-        // The calls' replies one after the other; a failed call's is one "!<error>" string.
-        const replies = raw as (number | string)[];
-        let at = 0;
-        for (let i = 0; i < batch.length; i++) {
-          const c = batch[i]!;
-          const r = replies[at];
-          if (typeof r === 'string' && r.charCodeAt(0) === 33 /* ! */) {
-            at++;
-            c.reject(this.unavailable(c.op, new Error(r.slice(1))));
-          } else if (at + c.replyLength > replies.length) {
-            at = replies.length;
-            c.reject(this.unavailable(c.op, new Error('no reply for this call')));
-          } else {
-            c.resolve(replies.slice(at, (at += c.replyLength)));
-          }
-        }
+        answer(raw);
       },
       (err: unknown) => {
+        // At the deadline the slot is free again, whether or not the script still answers.
         this.inFlight--;
         if (this.queued.length > 0 && !this.flushSoon) this.flushQueued();
-        for (const c of batch) c.reject(this.unavailable(c.op, err));
+        for (const c of batch) if (!c.expired) c.reject(this.unavailable(c.op, err));
       },
     );
   }
@@ -363,7 +473,9 @@ export class RedisStateStore implements StateStore {
       }
     }
     // [ok, failed, retry, used, reset, …]
-    const t = await this.limitCall(op, charge ? 'a' : 'i', shape.keys, shape.fields, shape.count, values, 3 + 2 * checks.length, shape.sig);
+    // An admission answered after its deadline (the caller has its 503) gives its leases back.
+    const late = leases.length > 0 ? (r: LimitReply) => void (r[0] === 1 && this.release(leases).catch(() => undefined)) : undefined;
+    const t = await this.limitCall(op, charge ? 'a' : 'i', shape.keys, shape.fields, shape.count, values, 3 + 2 * checks.length, shape.sig, late);
     const states: CheckState[] = new Array(checks.length);
     for (let i = 0; i < checks.length; i++) states[i] = { used: Number(t[3 + 2 * i]), limit: checks[i]!.limit, resetMs: Number(t[4 + 2 * i]) };
     return t[0] === 1 ? { ok: true, states, leases } : { ok: false, states, failed: Number(t[1]), retryAfterMs: Number(t[2]) };
@@ -429,6 +541,44 @@ export class RedisStateStore implements StateStore {
     return reply.map(Number);
   }
 
+  /** Records: one hash, its version and the audit list, all in the `reg` group (one slot on a cluster). */
+  private recordKeys(): [string, string, string] {
+    return [this.keyOf('r', 'reg'), this.keyOf('rv', 'reg'), this.keyOf('ra', 'reg')];
+  }
+
+  async readRecords(): Promise<RecordSnapshot> {
+    const [hash, version] = this.recordKeys();
+    // MULTI: the version and the records of one moment.
+    const replies = await this.run('records', async () => {
+      const r = (await this.client.multi().get(version).hgetall(hash).exec()) ?? [];
+      for (const [err] of r) if (err) throw err;
+      return r;
+    });
+    const v = Number(replies[0]?.[1] ?? 0);
+    const all = (replies[1]?.[1] ?? {}) as Record<string, string>;
+    return { version: v, records: new Map(Object.entries(all)) };
+  }
+
+  async recordsVersion(): Promise<number> {
+    return Number((await this.run('records', () => this.client.get(this.recordKeys()[1]))) ?? 0);
+  }
+
+  async writeRecords(writes: readonly RecordWrite[], audit: string): Promise<RecordWriteResult> {
+    const args: string[] = [audit, String(AUDIT_KEEP)];
+    for (const w of writes) {
+      const mode = w.expect === undefined ? 'any' : w.expect === null ? 'absent' : 'equal';
+      args.push(w.id, w.value === null ? 'del' : 'put', w.value ?? '', mode, w.expect ?? '');
+    }
+    const reply = (await this.run('records', () => this.evalScript(SCRIPTS.writeRecords, 3, [...this.recordKeys(), ...args]))) as [number, number, string | null];
+    if (reply[0] === 1) return { ok: true, version: Number(reply[1]) };
+    return { ok: false, failed: Number(reply[1]), current: typeof reply[2] === 'string' ? reply[2] : null };
+  }
+
+  async readAudit(limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    return this.run('records', () => this.client.lrange(this.recordKeys()[2], 0, limit - 1));
+  }
+
   async publish(channel: string, message: string): Promise<void> {
     await this.run('publish', () => this.client.publish(this.prefix + 'ch:' + channel, message));
   }
@@ -437,10 +587,11 @@ export class RedisStateStore implements StateStore {
     const full = this.prefix + 'ch:' + channel;
     if (!this.subscriber) {
       // A connection in subscriber mode can do nothing else; it resubscribes by itself after a reconnect.
-      const sub = this.connect();
+      const sub = this.connect(true);
       sub.on('message', (ch: string, message: string) => {
         for (const fn of this.handlers.get(ch) ?? []) fn(message);
       });
+      if (!this.cluster) this.resubscribeAfterReconnect(sub as Redis);
       this.subscriber = sub;
     }
     let set = this.handlers.get(full);
@@ -461,8 +612,29 @@ export class RedisStateStore implements StateStore {
     };
   }
 
+  /**
+   * After a lost connection, subscribes again to every channel with a handler, each SUBSCRIBE's failure
+   * handled (the next reconnect tries again; a lost broadcast is tolerated by contract). The first
+   * connection's SUBSCRIBEs wait in ioredis's offline queue instead.
+   */
+  private resubscribeAfterReconnect(sub: Redis): void {
+    let lost = false;
+    sub.on('close', () => {
+      lost = true;
+    });
+    sub.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      const channels = [...this.handlers.keys()];
+      if (channels.length > 0) sub.subscribe(...channels).catch(() => undefined);
+    });
+  }
+
+  /** On a cluster, the slots the requests use (the limits' `{l}`, each namespace's), not any one node. */
   async ping(): Promise<void> {
-    await this.run('ping', () => this.client.ping());
+    if (!this.cluster) return void (await this.run('ping', () => this.client.ping()));
+    const probes = [this.limitKey('concurrency', 'ping'), ...(this.options.namespaces ?? []).map((n) => this.keyOf('ping', n.name))];
+    await this.run('ping', () => Promise.all(probes.map((k) => this.client.exists(k))));
   }
 
   async close(): Promise<void> {

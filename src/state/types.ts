@@ -86,6 +86,32 @@ export type Charge =
   /** Adds to a period counter that expires `ttlMs` from now unless it already exists. */
   | { kind: 'counter'; key: string; amount: number; ttlMs: number };
 
+// ---- Records: runtime keys and teams (access/runtime-keys.ts) ----------------------------------------
+
+/**
+ * One change to a record. `value` null deletes it. `expect`: absent = unconditional; null = the record
+ * must not exist (a create); a string = the record must hold exactly that (an update of what was read).
+ */
+export interface RecordWrite {
+  id: string;
+  value: string | null;
+  expect?: string | null;
+}
+
+export type RecordWriteResult =
+  /** `version`: the records' version after this write. */
+  | { ok: true; version: number }
+  /** `failed`: index of the first write whose expectation did not hold; nothing was written. */
+  | { ok: false; failed: number; current: string | null };
+
+export interface RecordSnapshot {
+  version: number;
+  records: Map<string, string>;
+}
+
+/** How many audit entries the store keeps (the oldest leave first). */
+export const AUDIT_KEEP = 1000;
+
 // ---- The store ------------------------------------------------------------------------------------
 
 export interface StateStore {
@@ -120,6 +146,17 @@ export interface StateStore {
   settle(charges: readonly Charge[], leases: readonly Lease[]): Promise<void>;
   /** Current values of period counters (spend); 0 for absent ones. */
   readCounters(keys: readonly string[]): Promise<number[]>;
+
+  /** Every record and their version (one read, one consistent state). */
+  readRecords(): Promise<RecordSnapshot>;
+  /** The records' version alone: a poll that changes nothing costs one small read. 0 before any write. */
+  recordsVersion(): Promise<number>;
+  /** All writes land together with `audit` appended to the audit list (last AUDIT_KEEP kept), and
+   * the version incremented once — or, when any expectation fails, nothing changes (atomic across
+   * processes). */
+  writeRecords(writes: readonly RecordWrite[], audit: string): Promise<RecordWriteResult>;
+  /** The newest `limit` audit entries, newest first. */
+  readAudit(limit: number): Promise<string[]>;
 
   /** Small broadcast messages between every process sharing the store (circuit state), the publishing
    * process's own subscribers included. Best effort: a message sent while a backend is away is lost. */

@@ -1,4 +1,4 @@
-// The status page's three files (HTML, one script, one stylesheet), read on first use and kept. They sit
+// The status page's four files (HTML, its script, the keys console's script, one stylesheet), read on first use and kept. They sit
 // in page/ next to this module: src/status/page/ under tsx and vitest, dist/status/page/ once built
 // (`npm run build` copies them, scripts/copy-status-page.mjs), so dist/ alone serves the page.
 import { readFileSync } from 'node:fs';
@@ -8,9 +8,11 @@ import { fileURLToPath } from 'node:url';
 export const PAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'page');
 
 export interface PageFiles {
-  /** The HTML with its `{{auth}}` placeholder (filled per request: "required" or "none"). */
+  /** The HTML with its `{{auth}}` ("required" or "none") and `{{admin}}` placeholders, filled per request. */
   html: string;
   script: Buffer;
+  /** The keys console (runtime keys through the admin API). */
+  console: Buffer;
   style: Buffer;
 }
 
@@ -20,6 +22,7 @@ export function pageFiles(): PageFiles {
   files ??= {
     html: readFileSync(join(PAGE_DIR, 'status.html'), 'utf8'),
     script: readFileSync(join(PAGE_DIR, 'status.js')),
+    console: readFileSync(join(PAGE_DIR, 'keys-console.js')),
     style: readFileSync(join(PAGE_DIR, 'status.css')),
   };
   return files;

@@ -10,8 +10,11 @@ import { RecentRequests } from './recent-requests.js';
 import { SlotRing } from './slot-ring.js';
 import { DOORS, SERIES_POINTS, SERIES_STEP_S, WINDOWS_S, type DeploymentPart, type DoorPart } from './status-part.js';
 
-/** Deployments tracked at most (wildcard routes make upstream model names caller-chosen). */
-export const MAX_TRACKED_DEPLOYMENTS = 200;
+/** Deployments of wildcard routes (upstream model names the caller chose) tracked one by one at most;
+ * configured deployments are always tracked, outside this bound. */
+export const MAX_WILDCARD_DEPLOYMENTS = 100;
+/** The model of a provider's aggregate row: every wildcard deployment not tracked on its own. */
+export const OTHER_MODEL = '(other)';
 const COUNT_SLOTS = 900;
 const LATENCY_SLOT_MS = 5_000;
 const LATENCY_SLOTS = 180;
@@ -39,19 +42,10 @@ class DoorWindows {
   readonly counts = new SlotRing(1000, COUNT_SLOTS, 2);
 }
 
+/** The door's row; anything unknown counts with the last (`models`). */
 function doorIndex(door: string): number {
-  switch (door) {
-    case 'messages':
-      return 0;
-    case 'responses':
-      return 1;
-    case 'count_tokens':
-      return 2;
-    case 'input_tokens':
-      return 3;
-    default:
-      return 4;
-  }
+  const i = (DOORS as readonly string[]).indexOf(door);
+  return i < 0 ? DOORS.length - 1 : i;
 }
 
 export class StatusCollector implements RequestTap {
@@ -59,10 +53,20 @@ export class StatusCollector implements RequestTap {
   private readonly byId = new Map<string, DeploymentWindows>();
   /** provider → upstream model → windows: the finished record names both, and a two-level lookup needs no key string. */
   private readonly byPair = new Map<string, Map<string, DeploymentWindows>>();
+  /** provider → the aggregate row of its untracked wildcard deployments (bounded by the providers). */
+  private readonly other = new Map<string, DeploymentWindows>();
+  private wildcards = 0;
   readonly recent = new RecentRequests();
+  /** Attempts counted in an aggregate row rather than their own. */
   untracked = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `isConfigured(id)`: a deployment of the running config ("<provider>/<model>"), asked only the first
+   * time an id is seen. A caller cannot push those out: wildcard names get their own row only after an
+   * attempt succeeded (a 404 for a made-up name never does), at most MAX_WILDCARD_DEPLOYMENTS of them. */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly isConfigured: (id: string) => boolean = () => false,
+  ) {}
 
   requestStarted(rec: RequestRecord): void {
     this.doors[doorIndex(rec.frontDoor)]!.inFlight++;
@@ -95,8 +99,7 @@ export class StatusCollector implements RequestTap {
     let d = this.byId.get(deployment);
     if (d === undefined) {
       const slash = deployment.indexOf('/');
-      d = this.track(deployment.slice(0, slash), deployment.slice(slash + 1));
-      if (d === undefined) return;
+      d = this.track(deployment.slice(0, slash), deployment.slice(slash + 1), outcome === 'success');
     }
     const row = d.counts.rowAt(this.now());
     d.counts.data[row + ATTEMPTS]++;
@@ -104,23 +107,33 @@ export class StatusCollector implements RequestTap {
     if (outcome === 'rate_limit') d.counts.data[row + RATE_LIMITED]++;
   }
 
-  private pair(provider: string, model: string): DeploymentWindows | undefined {
-    return this.byPair.get(provider)?.get(model) ?? this.track(provider, model);
+  private pair(provider: string, model: string): DeploymentWindows {
+    // A successful request: its attempt was tracked already, or folded into the aggregate.
+    return this.byPair.get(provider)?.get(model) ?? this.track(provider, model, false);
   }
 
-  private track(provider: string, model: string): DeploymentWindows | undefined {
+  /** The deployment's own windows, or its provider's aggregate row. */
+  private track(provider: string, model: string, succeeded: boolean): DeploymentWindows {
     const id = provider + '/' + model;
     const known = this.byId.get(id);
     if (known !== undefined) return known;
-    if (this.byId.size >= MAX_TRACKED_DEPLOYMENTS) {
+    const configured = this.isConfigured(id);
+    if (!configured && (!succeeded || this.wildcards >= MAX_WILDCARD_DEPLOYMENTS || model === OTHER_MODEL)) {
       this.untracked++;
-      return undefined;
+      return this.otherOf(provider);
     }
+    if (!configured) this.wildcards++;
     const d = new DeploymentWindows(id, provider, model);
     this.byId.set(id, d);
     let models = this.byPair.get(provider);
     if (models === undefined) this.byPair.set(provider, (models = new Map()));
     models.set(model, d);
+    return d;
+  }
+
+  private otherOf(provider: string): DeploymentWindows {
+    let d = this.other.get(provider);
+    if (d === undefined) this.other.set(provider, (d = new DeploymentWindows(provider + '/' + OTHER_MODEL, provider, OTHER_MODEL)));
     return d;
   }
 
@@ -150,8 +163,9 @@ export class StatusCollector implements RequestTap {
     const ids = new Set<string>(configured);
     for (const id of this.byId.keys()) ids.add(id);
     const out: DeploymentPart[] = [];
-    for (const id of ids) {
-      const d = this.byId.get(id);
+    const rows: [string, DeploymentWindows | undefined, boolean][] = [...ids].map((id) => [id, this.byId.get(id), false]);
+    for (const d of this.other.values()) rows.push([d.id, d, true]);
+    for (const [id, d, aggregate] of rows) {
       const slash = id.indexOf('/');
       const counts: number[][] = [];
       const duration: number[][] = [];
@@ -171,11 +185,12 @@ export class StatusCollector implements RequestTap {
         id,
         provider: slash < 0 ? id : id.slice(0, slash),
         model: slash < 0 ? '' : id.slice(slash + 1),
-        circuit: health.state(id),
-        inFlight: health.inFlight(id),
+        circuit: aggregate ? 'closed' : health.state(id),
+        inFlight: aggregate ? 0 : health.inFlight(id),
         counts,
         duration,
         ttft,
+        ...(aggregate ? { aggregate: true } : {}),
       });
     }
     return out;

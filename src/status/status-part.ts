@@ -1,13 +1,14 @@
 // What one process contributes to the status page: its windows as raw, additive counts (histograms,
 // not percentiles), so the --workers primary can merge every worker's part exactly, as it merges
 // /metrics. Plain JSON: it crosses the cluster IPC channel.
+import { GENERATION_DOORS } from '../codecs/doors.js';
 import type { RecentRequestJson } from './recent-requests.js';
 
 /** The windows every rate and percentile is given over, in seconds. */
 export const WINDOWS_S = [60, 300, 900] as const;
 export const WINDOW_NAMES = ['1m', '5m', '15m'] as const;
-/** Doors shown in live traffic (the five RequestRecord front doors). */
-export const DOORS = ['messages', 'responses', 'count_tokens', 'input_tokens', 'models'] as const;
+/** Doors shown in live traffic (the RequestRecord front doors: the generation doors, then the rest). */
+export const DOORS = [...GENERATION_DOORS, 'count_tokens', 'input_tokens', 'countTokens', 'models'] as const;
 /** Sparkline: 90 points of 10 s = the last 15 minutes. */
 export const SERIES_POINTS = 90;
 export const SERIES_STEP_S = 10;
@@ -23,6 +24,8 @@ export interface DeploymentPart {
   /** Per window: duration histogram (successful requests), then TTFT histogram (streams). */
   duration: number[][];
   ttft: number[][];
+  /** A provider's row for its wildcard deployments not tracked on their own (model `(other)`). */
+  aggregate?: true;
 }
 
 export interface DoorPart {
@@ -53,7 +56,7 @@ export interface StatusPart {
   doors: DoorPart[];
   deployments: DeploymentPart[];
   recent: RecentRequestJson[];
-  /** Deployments seen beyond the tracking cap (their traffic is not in the windows). */
+  /** Attempts counted in a provider's `(other)` row instead of their deployment's own. */
   untrackedDeployments: number;
 }
 

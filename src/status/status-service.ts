@@ -60,7 +60,13 @@ export class StatusService {
     private readonly sources: StatusSources,
     private readonly now: () => number = Date.now,
   ) {
-    this.collector = new StatusCollector(now);
+    // Configured deployments always get their own windows (asked once per new id, against the running config).
+    let known: { config: GatewayConfig; ids: ReadonlySet<string> } | undefined;
+    this.collector = new StatusCollector(now, (id) => {
+      const config = sources.config();
+      if (known?.config !== config) known = { config, ids: new Set(configuredDeployments(config)) };
+      return known.ids.has(id);
+    });
     this.startedAt = now();
     this.configLoadedAt = this.startedAt;
   }

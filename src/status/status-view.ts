@@ -1,5 +1,6 @@
 // status.json from the merged windows and the configuration: rates and percentiles computed here, once
 // per page poll, from the raw counts (status-part.ts). The shape is documented in docs/status.md.
+import { GENERATION_DOORS, type GenerationDoor } from '../codecs/doors.js';
 import type { GatewayConfig } from '../config/types.js';
 import { quantile } from './latency-histogram.js';
 import { round1, type RecentRequestJson } from './recent-requests.js';
@@ -26,14 +27,14 @@ export interface RouteJson {
   alias: string;
   wildcard: boolean;
   strategy: string;
-  targets: { provider: string; protocol: string; model: string | null; weight: number; deployment: string | null; lanes: { messages: Lane; responses: Lane } }[];
+  targets: { provider: string; protocol: string; model: string | null; weight: number; deployment: string | null; lanes: Record<GenerationDoor, Lane> }[];
 }
 
 const rate = (n: number, d: number) => (d === 0 ? 0 : Math.round((n / d) * 10_000) / 10_000);
 const perSecond = (n: number, s: number) => Math.round((n / s) * 1000) / 1000;
 const ms = (v: number | null) => (v === null ? null : round1(v));
 
-function laneFor(protocol: string, door: 'messages' | 'responses'): Lane {
+function laneFor(protocol: string, door: GenerationDoor): Lane {
   if (protocol === 'demo') return 'local';
   return protocol === door ? 'passthrough' : 'translation';
 }
@@ -51,7 +52,7 @@ export function routesJson(config: GatewayConfig): RouteJson[] {
         model: t.model ?? null,
         weight: t.weight,
         deployment: t.model === undefined ? null : t.provider + '/' + t.model,
-        lanes: { messages: laneFor(protocol, 'messages'), responses: laneFor(protocol, 'responses') },
+        lanes: Object.fromEntries(GENERATION_DOORS.map((door) => [door, laneFor(protocol, door)])) as Record<GenerationDoor, Lane>,
       };
     }),
   }));
@@ -90,6 +91,7 @@ export function deploymentsJson(part: StatusPart, config: GatewayConfig) {
       circuit: d.circuit,
       in_flight: d.inFlight,
       windows,
+      ...(d.aggregate ? { other: true } : {}),
     };
   });
 }

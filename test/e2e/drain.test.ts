@@ -81,7 +81,8 @@ describe('drain in process', () => {
     await expect(fetch(h.url + '/livez', { headers: { connection: 'close' } })).rejects.toThrow();
 
     const outcome = await drained;
-    expect(outcome.cut).toEqual({ messages: 2, responses: 1 });
+    // Counted per door; the doors with nothing cut are zeros.
+    expect(Object.fromEntries(Object.entries(outcome.cut).filter(([, n]) => n !== 0))).toEqual({ messages: 2, responses: 1 });
     const messagesText = await messagesStream.rest;
     expect(messagesText).toContain('event: error');
     expect(messagesText).toMatch(/"type":"overloaded_error","message":"the gateway instance is shutting down; retry the request"/);

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODELS, startHarness, type Harness } from '../support/gateway-harness.js';
 
 const KEY = 'sy-test-key-0123456789';
+/** /metrics on the API port needs an admin key when there are keys. */
+const OPS_KEY = 'sy-test-ops-0123456789';
 
 let h: Harness;
 
@@ -14,7 +16,7 @@ beforeAll(async () => {
     apiKey: KEY,
     config: () => ({
       server: { host: '127.0.0.1', port: 0, heartbeat_ms: 150, body_limit_bytes: 64 * 1024 },
-      auth: { keys: [{ name: 'team-a', key: KEY }] },
+      auth: { keys: [{ name: 'team-a', key: KEY }], admin_keys: [{ name: 'ops', key: OPS_KEY }] },
       log: { level: 'silent' },
     }),
   });
@@ -192,7 +194,7 @@ describe('a caller leaving mid-stream', () => {
     await reader.read();
     await reader.cancel();
     await new Promise((res) => setTimeout(res, 300));
-    const metrics = await (await fetch(h.url + '/metrics')).text();
+    const metrics = await (await fetch(h.url + '/metrics', { headers: { 'x-api-key': OPS_KEY } })).text();
     expect(metrics).toMatch(/switchyard_streams_client_aborted_total\{front_door="messages"\} [1-9]/);
     expect(metrics).toMatch(/switchyard_upstream_aborts_total\{provider="up-chat"\} [1-9]/);
   });

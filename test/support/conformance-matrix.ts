@@ -1,5 +1,5 @@
 // The conformance matrix's scenarios and runner, shared by the first-party matrix
-// (test/e2e/conformance.test.ts) and the cloud platforms' (test/e2e/platforms/): 2 front doors × the
+// (test/e2e/conformance.test.ts) and the cloud platforms' (test/e2e/platforms/): 3 front doors × the
 // upstream protocols × streamed and not × every scenario, with the official SDKs as clients against a
 // scripted upstream that speaks each protocol completely. Each cell asserts what the client got AND what
 // the upstream received. Cells a protocol cannot express are declared with their reason (and listed in
@@ -47,13 +47,14 @@ function geminiSignedCalls(body: Record<string, any>): { name: string; signature
 
 function expectNormalEnd(ex: Exchange, cell: Cell, toolUse = false): void {
   if (cell.door === 'messages') expect(ex.answer.stop).toBe(toolUse ? 'tool_use' : 'end_turn');
+  else if (cell.door === 'chat') expect(ex.answer.stop).toBe(toolUse ? 'tool_calls' : 'stop');
   else expect(ex.answer.stop).toBe('completed');
 }
 
 function expectUsage(ex: Exchange, cell: Cell): void {
   expect(ex.answer.usage.output).toBeGreaterThan(0);
   expect(ex.answer.usage.input).toBeGreaterThan(0);
-  if (cell.door === 'responses') expect(ex.answer.usage.total).toBe(ex.answer.usage.input + ex.answer.usage.output);
+  if (cell.door !== 'messages') expect(ex.answer.usage.total).toBe(ex.answer.usage.input + ex.answer.usage.output);
 }
 
 /** Tool-call ids as each upstream family tends to make them; the chat one is not a valid Anthropic id. */
@@ -80,7 +81,7 @@ const scenarios: Scenario[] = [
       // Pass-through keeps the caller's mode. Translation (stream_upstream: auto) fetches a short bounded
       // answer in one body and streams an unbounded one: the Messages door always bounds it (max_tokens
       // 1024 here), this Responses caller sets no max_output_tokens.
-      expect(seen.stream).toBe(passthrough(cell) || cell.stream ? cell.stream : cell.door === 'responses');
+      expect(seen.stream).toBe(passthrough(cell) || cell.stream ? cell.stream : cell.door !== 'messages');
     },
   },
   {
@@ -137,7 +138,9 @@ const scenarios: Scenario[] = [
       h.upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'Checking.' }, { type: 'tool-call', id: upstreamId, name: 'get_weather', arguments: '{"city":"Paris"}' }] });
       const first = await ask(h, cell.door, alias(cell), { turns: [{ role: 'user', text: 'Weather in Paris?' }], tools: true }, cell.stream);
       const call = first.answer.toolCalls[0]!;
-      expect(call.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      // A chat pass-through hands the upstream's own id over untouched; translated ids fit every protocol.
+      if (passthrough(cell) && cell.door === 'chat') expect(call.id).toBe(upstreamId);
+      else expect(call.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
       h.upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'It is sunny.' }] });
       const second = await first.continueWith([{ id: call.id, output: 'sunny, 21C' }], cell.stream);
       expect(second.answer.texts.join('')).toBe('It is sunny.');
@@ -201,7 +204,11 @@ const scenarios: Scenario[] = [
       expect(first.answer.reasoning).toHaveLength(1);
       expect(first.answer.reasoning[0]!.text).toBe('Thinking about weather.');
       const opaque = first.answer.reasoning[0]!.opaque;
-      if (passthrough(cell)) expect(opaque).toBe('opaque-state-123');
+      if (cell.door === 'chat') {
+        // reasoning_details carries the vendor's own bytes; a chat upstream's state is its reasoning text.
+        if (cell.upstream === 'chat') expect(opaque).toBeNull();
+        else expect(opaque).toBe('opaque-state-123');
+      } else if (passthrough(cell)) expect(opaque).toBe('opaque-state-123');
       else expect(opaque).toMatch(/^sy1\./); // the envelope carrying the other family's state
       h.upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'Cold.' }] });
       await first.continueWith([{ id: first.answer.toolCalls[0]!.id, output: '-3C' }], cell.stream);
@@ -218,9 +225,11 @@ const scenarios: Scenario[] = [
       h.upstream.enqueue({ kind: 'reply', blocks: [{ type: 'text', text: 'The first part of' }], stop: 'max_tokens' });
       const ex = await ask(h, cell.door, alias(cell), { turns: [{ role: 'user', text: 'Write a long story' }], maxTokens: 16 }, cell.stream);
       expect(ex.answer.texts.join('')).toBe('The first part of');
-      expect(ex.answer.stop).toBe(cell.door === 'messages' ? 'max_tokens' : 'incomplete/max_output_tokens');
+      expect(ex.answer.stop).toBe({ messages: 'max_tokens', responses: 'incomplete/max_output_tokens', chat: 'length' }[cell.door]);
       const raw = lastSeen(h, cell).raw;
       if (cell.upstream === 'gemini') expect((raw.generationConfig as { maxOutputTokens?: number }).maxOutputTokens).toBe(16);
+      // The chat door's own field goes up as sent on its pass-through.
+      else if (passthrough(cell) && cell.door === 'chat') expect(raw.max_completion_tokens).toBe(16);
       else expect(raw[{ messages: 'max_tokens', responses: 'max_output_tokens', chat: 'max_tokens' }[cell.upstream]]).toBe(16);
     },
   },
@@ -238,8 +247,9 @@ const scenarios: Scenario[] = [
       const seen = lastSeen(h, cell);
       if (cell.upstream === 'messages') {
         expect(seen.stop).toEqual(['three']);
-        expect(ex.answer.stop).toBe('stop_sequence');
-        expect(ex.answer.stopSequence).toBe('three');
+        // Chat cannot say which sequence matched: a plain stop.
+        expect(ex.answer.stop).toBe(cell.door === 'chat' ? 'stop' : 'stop_sequence');
+        if (cell.door !== 'chat') expect(ex.answer.stopSequence).toBe('three');
       } else if (cell.upstream === 'chat' || cell.upstream === 'gemini') {
         expect(seen.stop).toEqual(['three']);
       } else {
@@ -299,7 +309,7 @@ const scenarios: Scenario[] = [
 /** Every door × the given upstream protocols × streamed and not. */
 export function matrixCells(upstreams: readonly UpstreamProtocol[], seen?: Cell['seen']): Cell[] {
   const cells: Cell[] = [];
-  for (const door of ['messages', 'responses'] as const) for (const upstream of upstreams) for (const stream of [false, true]) cells.push({ door, upstream, stream, seen });
+  for (const door of ['messages', 'responses', 'chat'] as const) for (const upstream of upstreams) for (const stream of [false, true]) cells.push({ door, upstream, stream, seen });
   return cells;
 }
 

@@ -1,11 +1,11 @@
-// The two front doors as the official SDKs use them, behind one small interface so the conformance
-// matrix can run every scenario through both: build a request, send it streamed or not, read the
+// The three front doors as the official SDKs use them, behind one small interface so the conformance
+// matrix can run every scenario through each: build a request, send it streamed or not, read the
 // answer back in a normalised form, and continue the conversation from the raw answer.
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import type { Harness } from './gateway-harness.js';
 
-export type Door = 'messages' | 'responses';
+export type Door = 'messages' | 'responses' | 'chat';
 
 export interface Ask {
   system?: string;
@@ -24,7 +24,7 @@ export interface Answer {
   texts: string[];
   toolCalls: { id: string; name: string; args: unknown }[];
   reasoning: { text: string; opaque: string | null }[];
-  /** Messages stop_reason, or Responses status[/incomplete reason]. */
+  /** Messages stop_reason, Responses status[/incomplete reason], or Chat finish_reason. */
   stop: string;
   stopSequence?: string | null;
   usage: { input: number; output: number; total?: number };
@@ -45,6 +45,7 @@ export const WEATHER_TOOL = {
 };
 
 export async function ask(h: Harness, door: Door, model: string, a: Ask, stream: boolean, withHeaders = false): Promise<Exchange> {
+  if (door === 'chat') return askChat(h, model, a, stream, withHeaders);
   return door === 'messages' ? askMessages(h, model, a, stream, withHeaders) : askResponses(h, model, a, stream, withHeaders);
 }
 
@@ -187,6 +188,123 @@ async function sendResponses(h: Harness, params: OpenAI.Responses.ResponseCreate
       };
       delete next.tool_choice;
       return sendResponses(h, next, nextStream, false);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+type ChatParams = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+/** The assistant message as a chat client keeps it: the SDK's fields plus the reasoning extensions. */
+type ChatAssistant = OpenAI.Chat.ChatCompletionMessage & { reasoning_content?: string | null; reasoning_details?: Record<string, unknown>[] };
+
+async function askChat(h: Harness, model: string, a: Ask, stream: boolean, withHeaders: boolean): Promise<Exchange> {
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
+  if (a.system) messages.push({ role: 'system', content: a.system });
+  a.turns.forEach((t, i) => {
+    if (i === a.turns.length - 1 && t.role === 'user' && a.image) {
+      const url = 'url' in a.image ? a.image.url : `data:${a.image.mediaType};base64,${a.image.base64}`;
+      messages.push({ role: 'user', content: [{ type: 'image_url', image_url: { url, detail: 'auto' } }, { type: 'text', text: t.text }] });
+    } else messages.push({ role: t.role, content: t.text });
+  });
+  const params: ChatParams = { model, messages };
+  if (a.maxTokens) params.max_completion_tokens = a.maxTokens;
+  if (a.tools) params.tools = [{ type: 'function', function: { name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, parameters: WEATHER_TOOL.schema } }];
+  if (a.forceTool) params.tool_choice = { type: 'function', function: { name: WEATHER_TOOL.name } };
+  if (a.stop) params.stop = a.stop;
+  if (a.reasoning) params.reasoning_effort = 'medium';
+  return sendChat(h, params, stream, withHeaders);
+}
+
+/** A stream read chunk by chunk, as chat clients accumulate it (the SDK's own helper keeps neither
+ * reasoning_content nor reasoning_details): the message, finish reason and usage. */
+async function readChatStream(h: Harness, params: ChatParams): Promise<OpenAI.Chat.ChatCompletion> {
+  const s = await h.openai.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } });
+  const message: ChatAssistant = { role: 'assistant', content: null, refusal: null };
+  const calls: OpenAI.Chat.ChatCompletionMessageFunctionToolCall[] = [];
+  let finish: OpenAI.Chat.ChatCompletion.Choice['finish_reason'] = 'stop';
+  let usage: OpenAI.CompletionUsage | undefined;
+  let modelName = '';
+  for await (const chunk of s) {
+    modelName = chunk.model;
+    if (chunk.usage) usage = chunk.usage;
+    const choice = chunk.choices[0];
+    if (!choice) continue;
+    const d = choice.delta as OpenAI.Chat.ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning_details?: Record<string, unknown>[] };
+    if (d.content) message.content = (message.content ?? '') + d.content;
+    if (d.reasoning_content) message.reasoning_content = (message.reasoning_content ?? '') + d.reasoning_content;
+    if (d.reasoning_details) message.reasoning_details = [...(message.reasoning_details ?? []), ...d.reasoning_details];
+    for (const tc of d.tool_calls ?? []) {
+      const at = (calls[tc.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+      if (tc.id) at.id = tc.id;
+      if (tc.function?.name) at.function.name = tc.function.name;
+      if (tc.function?.arguments) at.function.arguments += tc.function.arguments;
+    }
+    if (choice.finish_reason) finish = choice.finish_reason;
+  }
+  if (calls.length) message.tool_calls = calls;
+  return {
+    id: 'streamed',
+    object: 'chat.completion',
+    created: 0,
+    model: modelName,
+    choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
+    usage,
+  };
+}
+
+async function sendChat(h: Harness, params: ChatParams, stream: boolean, withHeaders: boolean): Promise<Exchange> {
+  let completion: OpenAI.Chat.ChatCompletion;
+  let headers: Headers | undefined;
+  if (stream) {
+    completion = await readChatStream(h, params);
+  } else if (withHeaders) {
+    const r = await h.openai.chat.completions.create(params).withResponse();
+    completion = r.data;
+    headers = r.response.headers;
+  } else {
+    completion = await h.openai.chat.completions.create(params);
+  }
+  const choice = completion.choices[0]!;
+  const msg = choice.message as ChatAssistant;
+  const answer: Answer = {
+    texts: msg.content ? [msg.content] : [],
+    toolCalls: [],
+    reasoning: [],
+    stop: choice.finish_reason,
+    usage: { input: completion.usage?.prompt_tokens ?? -1, output: completion.usage?.completion_tokens ?? -1, total: completion.usage?.total_tokens },
+    model: completion.model,
+    headers,
+  };
+  for (const c of msg.tool_calls ?? []) {
+    if (c.type === 'function') answer.toolCalls.push({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments || '{}') });
+  }
+  if (msg.reasoning_content) {
+    // The opaque state a chat client carries back: the vendor's own signature or blob, in reasoning_details.
+    const detail = msg.reasoning_details?.[0];
+    const opaque = detail ? ((detail.signature ?? detail.data ?? null) as string | null) : null;
+    answer.reasoning.push({ text: msg.reasoning_content, opaque });
+  } else if (msg.reasoning_details?.length) {
+    const detail = msg.reasoning_details[0]!;
+    answer.reasoning.push({ text: '', opaque: (detail.signature ?? detail.data ?? null) as string | null });
+  }
+  return {
+    answer,
+    continueWith(results, nextStream) {
+      const echoed: Record<string, unknown> = { role: 'assistant', content: msg.content ?? null };
+      if (msg.tool_calls?.length) echoed.tool_calls = msg.tool_calls;
+      if (msg.reasoning_content) echoed.reasoning_content = msg.reasoning_content;
+      if (msg.reasoning_details) echoed.reasoning_details = msg.reasoning_details;
+      const next: ChatParams = {
+        ...params,
+        messages: [
+          ...params.messages,
+          echoed as unknown as OpenAI.Chat.ChatCompletionAssistantMessageParam,
+          ...results.map((r) => ({ role: 'tool' as const, tool_call_id: r.id, content: r.output })),
+        ],
+      };
+      delete next.tool_choice;
+      return sendChat(h, next, nextStream, false);
     },
   };
 }

@@ -2,10 +2,11 @@
 // with one model alias per upstream protocol, and the official SDKs pointed at it.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { resolveConfig } from '../../src/config/load-config.js';
 import { startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream/index.js';
+import type { ScriptedUpstreamOptions } from './scripted-upstream/types.js';
 
 export type UpstreamProtocol = 'messages' | 'responses' | 'chat' | 'gemini';
 
@@ -30,10 +31,14 @@ export interface HarnessOptions {
   /** Extra raw config merged over the defaults (providers/models/server keys). */
   config?: (upstreamUrl: string) => Record<string, unknown>;
   apiKey?: string;
+  /** The gateway's logger (default: silent). */
+  logger?: Logger;
+  /** Options of the scripted upstream (e.g. verifyThinking). */
+  upstream?: ScriptedUpstreamOptions;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const upstream = await startScriptedUpstream();
+  const upstream = await startScriptedUpstream(options.upstream);
   const base = upstream.url;
   const provider = (protocol: UpstreamProtocol) => ({
     protocol,
@@ -58,7 +63,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.config?.(base) ?? {}),
   };
   const config = resolveConfig(raw, 'test');
-  const gateway = buildApp(config, { logger: pino({ level: 'silent' }) });
+  const gateway = buildApp(config, { logger: options.logger ?? pino({ level: 'silent' }) });
   await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   gateway.setReady(true);
   const address = gateway.app.server.address();

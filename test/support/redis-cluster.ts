@@ -14,6 +14,12 @@ export interface RedisCluster {
   url: string;
   /** Runs redis-cli against one node (`-c`: follows redirections). */
   cli(port: number, ...args: string[]): Promise<string>;
+  /** SIGKILL to node `i` (by its pid), as a crash. */
+  kill(i: number): Promise<void>;
+  /** Starts node `i` again on its ports and dir (its nodes.conf keeps its slots). */
+  restart(i: number): Promise<void>;
+  /** Waits until every node reports cluster_state:ok. */
+  ready(ms?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -89,6 +95,7 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
   const dirs: string[] = [];
   const procs: ChildProcess[] = [];
   const ports: number[] = [];
+  const busPorts: number[] = [];
   const stop = async () => {
     await Promise.all(procs.map(stopNode));
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -101,18 +108,10 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
       const busPort = await freePort();
       procs.push(await startNode(port, busPort, dir));
       ports.push(port);
+      busPorts.push(busPort);
     }
     await run(requireTool('redis-cli'), ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], 30_000);
-    // Every node must see all slots covered before the cluster takes commands everywhere.
-    const deadline = Date.now() + 15_000;
-    for (const port of ports) {
-      for (;;) {
-        const info = await run(requireTool('redis-cli'), ['-p', String(port), 'cluster', 'info']);
-        if (/cluster_state:ok/.test(info)) break;
-        if (Date.now() > deadline) throw new Error(`cluster not ok on ${port}: ${info}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    await clusterOk(ports);
   } catch (err) {
     await stop();
     throw err;
@@ -121,6 +120,24 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
     ports,
     url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
     cli: (port, ...args) => run(requireTool('redis-cli'), ['-c', '-p', String(port), ...args]),
+    kill: (i) => stopNode(procs[i]!),
+    async restart(i) {
+      procs[i] = await startNode(ports[i]!, busPorts[i]!, dirs[i]!);
+    },
+    ready: (ms = 30_000) => clusterOk(ports, ms),
     stop,
   };
+}
+
+/** Every node in `ports` sees all slots covered (cluster_state:ok) before the cluster takes commands everywhere. */
+async function clusterOk(ports: number[], ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (const port of ports) {
+    for (;;) {
+      const info = await run(requireTool('redis-cli'), ['-p', String(port), 'cluster', 'info']).catch((e: Error) => e.message);
+      if (/cluster_state:ok/.test(info)) break;
+      if (Date.now() > deadline) throw new Error(`cluster not ok on ${port}: ${info}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }

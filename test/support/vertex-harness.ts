@@ -7,6 +7,7 @@
 // the metadata server, as on GKE, and CLOUDSDK_CONFIG points at an empty directory so no gcloud
 // credentials of the machine are found first. Both are set for the harness's life and restored on close.
 import { mkdtempSync } from 'node:fs';
+import type { Logger } from 'pino';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MODELS, startHarness, type Harness } from './gateway-harness.js';
@@ -20,7 +21,7 @@ export interface VertexHarness extends Harness {
 
 export const VERTEX_PROJECT = 'proj-1';
 
-export async function startVertexHarness(options: { tokenLifetimeSec?: number } = {}): Promise<VertexHarness> {
+export async function startVertexHarness(options: { tokenLifetimeSec?: number; logger?: Logger } = {}): Promise<VertexHarness> {
   const metadata = await startGoogleMetadataFake({ lifetimeSec: options.tokenLifetimeSec });
   const vertex = await startVertexFake({ project: VERTEX_PROJECT, metadata, upstreamUrl: 'http://127.0.0.1:1' });
   const saved = { host: process.env.GCE_METADATA_HOST, sdk: process.env.CLOUDSDK_CONFIG };
@@ -36,6 +37,7 @@ export async function startVertexHarness(options: { tokenLifetimeSec?: number } 
     ...extra,
   });
   const h = await startHarness({
+    logger: options.logger,
     config: (url) => {
       vertex.forwardTo = url;
       return {

@@ -12,6 +12,7 @@ const ERROR_TYPES: Record<GatewayErrorKind, string> = {
   not_found: 'not_found_error',
   conflict: 'conflict_error',
   request_too_large: 'request_too_large',
+  upgrade_required: 'invalid_request_error',
   rate_limit: 'rate_limit_error',
   api_error: 'api_error',
   bad_gateway: 'api_error',

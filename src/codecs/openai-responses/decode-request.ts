@@ -6,7 +6,7 @@
 // under their own names, for the echo and for a Responses upstream.
 import { GatewayError } from '../../errors.js';
 import { HTTPS_ONLY, type MediaUrlRule } from '../../ir/media-url.js';
-import type { IrRequest, OutputFormat, ReasoningRequest, Warning } from '../../ir/types.js';
+import type { IrRequest, OutputFormat, ReasoningRequest, TextPart, Warning } from '../../ir/types.js';
 import type { ReasoningParamBody, TextFormatBody, TextParamBody } from '../../protocols/openai-responses/request.js';
 import { decodeInput } from './decode-input.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';
@@ -89,6 +89,22 @@ export function decodeRequest(body: unknown, warnings: Warning[], mediaUrls: Med
   }
   if (hasExtras) ir.extras.responses = extras;
   return ir;
+}
+
+/**
+ * The system/developer messages of a request's `input` (hoisted into `ir.system` after `instructions`):
+ * what a continuation inherits, unlike `instructions`, which OpenAI never carries over.
+ */
+export function inputSystemParts(ir: IrRequest): TextPart[] {
+  const instructions = ir.extras.responses?.instructions;
+  return typeof instructions === 'string' && instructions !== '' ? ir.system.slice(1) : ir.system;
+}
+
+/** `ir` continuing a conversation: its `instructions` first, then the earlier system/developer messages, then its own. */
+export function withEarlierSystem(ir: IrRequest, earlier: readonly TextPart[]): TextPart[] {
+  if (earlier.length === 0) return ir.system;
+  const own = inputSystemParts(ir);
+  return [...ir.system.slice(0, ir.system.length - own.length), ...earlier, ...own];
 }
 
 const REASONING_KEYS = new Set(['effort', 'summary', 'generate_summary']);

@@ -1,12 +1,15 @@
 // The OpenAI Responses front door: `POST /v1/responses` (and input_tokens) ⇄ IR.
-import type { InboundCodec } from '../types.js';
+import type { CountingCodec } from '../types.js';
 import { decodeRequest } from './decode-request.js';
-import { encodeError } from './encode-error.js';
+import { encodeError } from '../openai-error.js';
 import { createStreamEncoder, KEEP_ALIVE } from './encode-events.js';
 import { encodeResult } from './encode-result.js';
+import { responsesSocket } from './socket-events.js';
 
-export const responsesCodec: InboundCodec = {
+export const responsesCodec: CountingCodec = {
   protocol: 'responses',
+  path: '/v1/responses',
+  outputLimitField: 'max_output_tokens',
   requestIdHeader: 'x-request-id',
   responseIdPrefix: 'resp_',
   keepAliveFrame: KEEP_ALIVE,
@@ -18,4 +21,5 @@ export const responsesCodec: InboundCodec = {
   encodeResult,
   createStreamEncoder,
   encodeError,
+  socket: responsesSocket,
 };

@@ -10,6 +10,7 @@ import { buildConversation, stripFinalThinking, toMessages, toolLoopAssistant } 
 import { planThinking } from './encode-thinking.js';
 import { encodeTools } from './encode-tools.js';
 import { MESSAGES_PATH, messagesHeaders } from './request-headers.js';
+import { warnSeedAndPenalties } from '../unsampled-fields.js';
 
 /** With thinking on, Anthropic accepts top_p only from here up (messages.md §3). */
 const MIN_TOP_P_WITH_THINKING = 0.95;
@@ -118,6 +119,7 @@ function encodeSampling(req: IrRequest, body: UpstreamMessagesRequest, thinking:
     if (thinking) warnings.push({ field: 'top_k', message: 'top_k is not sent to Anthropic while thinking is on' });
     else body.top_k = topK;
   }
+  warnSeedAndPenalties(req, 'Anthropic', warnings);
 }
 
 /** Whether the caller placed any cache breakpoint itself. */

@@ -26,6 +26,9 @@ export function geminiRequestBody(req: IrRequest, model: string, warnings: Warni
   if (req.temperature !== undefined) config.temperature = req.temperature;
   if (req.topP !== undefined) config.topP = req.topP;
   if (req.topK !== undefined) config.topK = req.topK;
+  if (req.seed !== undefined) config.seed = req.seed;
+  if (req.presencePenalty !== undefined) config.presencePenalty = req.presencePenalty;
+  if (req.frequencyPenalty !== undefined) config.frequencyPenalty = req.frequencyPenalty;
   const stops = req.stopSequences;
   if (stops.length > 0) {
     config.stopSequences = stops.length > MAX_STOP ? stops.slice(0, MAX_STOP) : stops;

@@ -6,6 +6,7 @@ import { createGeminiEventDecoder } from './decode-events.js';
 import { decodeGeminiError, decodeGeminiStreamError } from './decode-error.js';
 import { decodeGeminiResult } from './decode-result.js';
 import { encodeGeminiRequest } from './encode-request.js';
+import { geminiPassthroughRequest } from './passthrough-request.js';
 
 export const geminiDriver: Driver = {
   protocol: 'gemini',
@@ -16,7 +17,8 @@ export const geminiDriver: Driver = {
   decodeStreamError: decodeGeminiStreamError,
   // No caller header means anything to Google's API.
   forwardedHeaders: () => undefined,
-  // Gemini is never a front door: no pass-through, and counting always encodes the IR.
-  countTokensRequest: (req, target) => geminiCountTokensRequest(req, target),
+  // A Gemini door caller's body goes up as it came (the model is in the path).
+  passthroughRequest: geminiPassthroughRequest,
+  countTokensRequest: geminiCountTokensRequest,
   decodeCount: geminiCount,
 };

@@ -25,6 +25,9 @@ export function encodeChatRequest(req: IrRequest, target: DriverTarget, stream: 
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.topP !== undefined) body.top_p = req.topP;
   if (req.topK !== undefined) warnings.push({ field: 'top_k', message: 'top_k is not sent to a Chat Completions upstream (OpenAI rejects it)' });
+  if (req.seed !== undefined) body.seed = req.seed;
+  if (req.presencePenalty !== undefined) body.presence_penalty = req.presencePenalty;
+  if (req.frequencyPenalty !== undefined) body.frequency_penalty = req.frequencyPenalty;
   const stops = req.stopSequences;
   if (stops.length > 0) {
     body.stop = stops.length > MAX_STOP ? stops.slice(0, MAX_STOP) : stops;

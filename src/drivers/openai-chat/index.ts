@@ -5,6 +5,7 @@ import { createChatEventDecoder } from './decode-events.js';
 import { decodeChatError, decodeChatStreamError } from './decode-error.js';
 import { decodeChatResult } from './decode-result.js';
 import { encodeChatRequest } from './encode-request.js';
+import { chatPassthroughRequest } from './passthrough-request.js';
 
 export const chatDriver: Driver = {
   protocol: 'chat',
@@ -14,6 +15,7 @@ export const chatDriver: Driver = {
   decodeError: decodeChatError,
   decodeStreamError: decodeChatStreamError,
   forwardedHeaders: openaiForwardedHeaders,
-  // Chat is never a front door (no pass-through) and has no token counter (the gateway estimates).
+  passthroughRequest: chatPassthroughRequest,
+  // No token counter on this protocol: the gateway estimates.
   countTokensRequest: () => undefined,
 };

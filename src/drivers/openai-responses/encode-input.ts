@@ -189,12 +189,13 @@ function resultOutput(part: ToolResultPart, source: Protocol): string | InputCon
   return out;
 }
 
-export function encodeInput(turns: readonly Turn[], source: Protocol, warnings: Warning[]): InputItemParam[] {
+export function encodeInput(turns: readonly Turn[], source: Protocol, warnings: Warning[], opts: { moreInputFollows?: boolean } = {}): InputItemParam[] {
   const b = new InputBuilder(source, warnings);
   for (const turn of turns) {
     if (turn.role === 'user') b.user(turn.parts);
     else b.assistant(turn.parts);
   }
-  b.finish();
+  // A stored history with the caller's own input after it: that input answers the last calls.
+  if (!opts.moreInputFollows) b.finish();
   return b.items;
 }

@@ -9,6 +9,7 @@ import { encodeInput } from './encode-input.js';
 import { encodeReasoning } from './encode-reasoning.js';
 import { encodeToolChoice, encodeTools } from './encode-tools.js';
 import { RESPONSES_PATH } from './paths.js';
+import { warnSeedAndPenalties } from '../unsampled-fields.js';
 
 const ENCRYPTED_REASONING = 'reasoning.encrypted_content';
 /** API minimum for max_output_tokens. */
@@ -90,6 +91,7 @@ export function encodeResponsesRequest(req: IrRequest, target: DriverTarget, str
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.topP !== undefined) body.top_p = req.topP;
   if (req.topK !== undefined) warnings.push({ field: 'top_k', message: 'top_k is not supported by the Responses API; dropped' });
+  warnSeedAndPenalties(req, 'the Responses API', warnings);
   if (req.stopSequences.length > 0) {
     warnings.push({ field: 'stop_sequences', message: 'stop sequences are not supported by the Responses API; dropped' });
   }

@@ -19,7 +19,10 @@ export function producedBy(previous: StoredConversation, target: RouteTarget): b
  */
 export function continuationBody(body: Record<string, unknown>, previous: StoredConversation | undefined, target: RouteTarget): Record<string, unknown> {
   if (!previous || producedBy(previous, target)) return body;
-  const history = encodeInput(previous.turns, 'responses', []);
+  // The earlier system/developer messages as OpenAI would have kept them; the caller's input answers
+  // the history's last calls, so none is closed here.
+  const system = (previous.system ?? []).map((p) => ({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: p.text }] }));
+  const history = [...system, ...encodeInput(previous.turns, 'responses', [], { moreInputFollows: true })];
   const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
   const { previous_response_id: _dropped, ...rest } = body;
   return { ...rest, input: [...history, ...input] };

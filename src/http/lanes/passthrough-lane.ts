@@ -7,9 +7,12 @@ import { GatewayError } from '../../errors.js';
 import { driverTarget } from '../../router/driver-target.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import type { Generation } from '../generation.js';
+import { ChatRelay } from './chat-relay.js';
 import { MessagesRelay } from './messages-relay.js';
 import type { Relay } from './relay.js';
 import { ResponsesRelay } from './responses-relay.js';
+import { GeminiRelay } from './gemini-relay.js';
+import { streamFormOf } from '../../codecs/gemini/index.js';
 import { relayStream } from './passthrough-stream.js';
 import { assertTargetTakesMediaUrls } from './media-url-check.js';
 import { callUpstream, callUpstreamWhole } from './upstream-call.js';
@@ -21,6 +24,10 @@ const RELAYS: Record<Generation['codec']['protocol'], (gen: Generation, rewriteM
   messages: (gen, rewrite, driver) =>
     new MessagesRelay(gen.rec, gen.ir.model, rewrite, (err) => gen.codec.encodeError(err, gen.requestId).body, driver.decodeStreamError, maskFor(gen)),
   responses: (gen, rewrite, driver) => new ResponsesRelay(gen.rec, gen.ir.model, rewrite, driver.decodeStreamError, maskFor(gen)),
+  chat: (gen, rewrite, driver) =>
+    new ChatRelay(gen.rec, gen.ir.model, rewrite, gen.ir.streamUsage === true, (err) => gen.codec.encodeError(err, gen.requestId).body, driver.decodeStreamError, maskFor(gen)),
+  // The model is in the path: the chunks' `modelVersion` is the upstream's and stays as it came.
+  gemini: (gen, _rewrite, driver) => new GeminiRelay(gen.rec, streamFormOf(gen.codec), driver.decodeStreamError, maskFor(gen)),
 };
 
 function maskFor(gen: Generation): (text: string) => string {
@@ -40,9 +47,10 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
   const settings = target.target;
   const encoded = driver.passthroughRequest(
     continuationBody(forwardedBody(gen, target), gen.previous, target),
-    driverTarget(provider, target.model, driver.forwardedHeaders(gen.request.headers, protocol)),
+    driverTarget(provider, target.model, driver.forwardedHeaders(gen.headers, protocol)),
     settings.defaults,
     settings.overrides,
+    gen.ir.stream,
   );
   const rec = gen.rec;
   if (!gen.ir.stream) {
@@ -60,7 +68,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
     // A stored answer's text is encoded once: the caller gets the bytes the record copies.
     const keep = gen.keepsAnswer && obj.status !== 'failed';
     const sent = keep ? Buffer.from(text) : text;
-    gen.reply.code(200).headers(gen.baseHeaders(target)).type('application/json').send(sent);
+    gen.transport.sendJson(gen.baseHeaders(target), sent);
     // `obj` is the answer as sent (relay.result rewrote its model in place when it had to).
     if (keep) keepAnswer(gen, target, obj, sent);
     return;
@@ -77,7 +85,7 @@ export async function runPassthroughLane(gen: Generation, target: RouteTarget): 
  * read (stored-response.ts), so a continuation on another protocol can carry this answer too. */
 function keepAnswer(gen: Generation, target: RouteTarget, response: Record<string, unknown>, sentText?: string | Buffer): void {
   const id = typeof response.id === 'string' ? response.id : gen.responseId;
-  gen.ctx.saver.saveAfter(gen.reply.raw, id, gen.requestId, () =>
+  gen.transport.keepAnswer(gen.ctx.saver, id, gen.requestId, gen.storesAnswer, () =>
     storedAnswer(gen, target, factsOf(gen, response), undefined, sentText ?? JSON.stringify(response)),
   );
 }

@@ -11,7 +11,7 @@ import { looksLikeJsonObject, malformedFrameMessage } from '../../drivers/stream
 import { GatewayError } from '../../errors.js';
 import type { RouteTarget } from '../../router/model-table.js';
 import type { Generation } from '../generation.js';
-import { SseReply } from '../sse-reply.js';
+import type { StreamSink } from '../stream-sink.js';
 import type { Relay } from './relay.js';
 import type { UpstreamCall } from './upstream-call.js';
 
@@ -24,7 +24,7 @@ export function relayStream(gen: Generation, target: RouteTarget, call: Upstream
   const providerName = target.provider.name;
 
   return new Promise<void>((resolve, reject) => {
-    let sse: SseReply | undefined;
+    let sse: StreamSink | undefined;
     let settled = false;
     /** The run of untouched frames not yet written: bytes [runStart, runEnd) of runBuf. */
     let runBuf: Buffer | undefined;
@@ -57,8 +57,7 @@ export function relayStream(gen: Generation, target: RouteTarget, call: Upstream
       // Committed: no retry re-sends the request; let the stream not hold the caller's conversation
       // (a stored answer keeps the body's text: Generation.releaseCallerBody).
       gen.releaseRequest();
-      gen.reply.hijack();
-      sse = new SseReply(gen.reply.raw, gen.ctx.config.server.heartbeatMs);
+      sse = gen.transport.openStream(gen.ctx.config.server.heartbeatMs);
       rec.status = 200;
       obs.streamOpened(rec);
       sse.open(gen.baseHeaders(target), () => {
@@ -131,7 +130,7 @@ export function relayStream(gen: Generation, target: RouteTarget, call: Upstream
       fail(err: GatewayError) {
         body.destroy(err);
       },
-    });
+    }, relay.dataOnlyFrames === true);
 
     body.on('data', (chunk: Buffer) => {
       if (rec.tUpstreamFirstByte === 0) rec.tUpstreamFirstByte = performance.now();
@@ -148,7 +147,7 @@ export function relayStream(gen: Generation, target: RouteTarget, call: Upstream
       if (!relay.finished) {
         rec.errorKind ??= 'api_error';
         sse.write(relay.closingFrames(new GatewayError('api_error', 'upstream stream ended before its terminal event')));
-      }
+      } else if (relay.endFrames && rec.errorKind === undefined) sse.write(relay.endFrames());
       sse.end();
       onComplete();
       settle();

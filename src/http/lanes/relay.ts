@@ -14,6 +14,12 @@ export interface Relay {
   /** The frame reports a failure before anything was relayed: the lane turns it into a real status
    * (and the router may retry or fall back). Classified with the driver's own table. */
   earlyError(frame: SseFrame): GatewayError | undefined;
+  /** Frames of one `data:` line without an `event:` line are this protocol's usual form (Chat
+   * Completions): relayed as bytes too (SseSplitter's dataOnly). */
+  readonly dataOnlyFrames?: boolean;
+  /** What closes a complete stream after the upstream's last frame (Chat: `data: [DONE]`, written once
+   * whatever the upstream sent). */
+  endFrames?(): string;
   /** True once the protocol's terminal frame went through. */
   readonly finished: boolean;
   /** The frames that close a stream cut short (Messages: error; Responses: error + response.failed). */

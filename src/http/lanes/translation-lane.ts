@@ -20,12 +20,15 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
   const provider = target.provider;
   const driver = driverFor(provider.protocol as Protocol);
   assertTargetTakesMediaUrls(gen.ir, provider);
+  // A field only the caller's own protocol can honour (Chat `n`, `logprobs`, audio): refused, not dropped.
+  const only = gen.ir.passthroughOnly;
+  if (only !== undefined) throw new GatewayError('invalid_request', only.message, { param: only.param });
   const ir = applyTargetSettings(gen.ir, target.target);
   const streamUpstream = upstreamStreams(provider, ir);
   // Warnings are per attempt: a fallback target may drop different things.
   const warnings: Warning[] = gen.warnings.slice(0, gen.baseWarningCount);
-  const encoded = driver.encodeRequest(ir, driverTarget(provider, target.model, driver.forwardedHeaders(gen.request.headers, gen.codec.protocol)), streamUpstream, warnings);
-  const cap = outputCap(ir, driver.minOutputTokens, warnings);
+  const encoded = driver.encodeRequest(ir, driverTarget(provider, target.model, driver.forwardedHeaders(gen.headers, gen.codec.protocol)), streamUpstream, warnings);
+  const cap = outputCap(ir, driver.minOutputTokens, gen.codec.outputLimitField, warnings);
   gen.warnings = warnings;
   gen.rec.warnings = warnings;
 
@@ -96,10 +99,9 @@ export async function runTranslationLane(gen: Generation, target: RouteTarget): 
  * Responses, which takes 16): the upstream is asked for its minimum and the answer cut to the caller's
  * limit (mapping.md §15.54), with a warning.
  */
-function outputCap(ir: IrRequest, minimum: number | undefined, warnings: Warning[]): number | undefined {
+function outputCap(ir: IrRequest, minimum: number | undefined, field: string, warnings: Warning[]): number | undefined {
   const limit = ir.maxOutputTokens;
   if (minimum === undefined || limit === undefined || limit >= minimum) return undefined;
-  const field = ir.sourceProtocol === 'messages' ? 'max_tokens' : 'max_output_tokens';
   warnings.push({
     field,
     message: `${field} ${limit} is below the upstream's minimum of ${minimum}: ${minimum} requested, the answer cut to about ${limit} tokens; usage reports the tokens the upstream generated`,

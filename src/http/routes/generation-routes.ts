@@ -1,11 +1,15 @@
-// The two front doors. Query strings (`?beta=true`) are ignored by routing.
+// The generation front doors, one route each (codecs/registry.ts). Query strings (`?beta=true`) are
+// ignored by routing.
 import type { FastifyInstance } from 'fastify';
-import { messagesCodec } from '../../codecs/anthropic-messages/index.js';
-import { responsesCodec } from '../../codecs/openai-responses/index.js';
+import { GENERATION_DOORS } from '../../codecs/doors.js';
+import { DOOR_CODECS } from '../../codecs/registry.js';
 import type { AppContext } from '../context.js';
-import { handleGeneration } from '../handle-generation.js';
+import { handleHttpGeneration } from '../handle-generation.js';
 
 export function registerGenerationRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/v1/messages', (request, reply) => handleGeneration(ctx, messagesCodec, request, reply));
-  app.post('/v1/responses', (request, reply) => handleGeneration(ctx, responsesCodec, request, reply));
+  for (const door of GENERATION_DOORS) {
+    const codec = DOOR_CODECS[door];
+    if (codec.ownRoutes === true) continue;
+    app.post(codec.path, (request, reply) => handleHttpGeneration(ctx, codec, request, reply));
+  }
 }

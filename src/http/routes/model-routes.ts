@@ -1,5 +1,6 @@
 // GET /v1/models and /v1/models/{id}: the configured aliases, in Anthropic's list shape when the
-// caller looks like an Anthropic client (anthropic-version / vendor-version / x-api-key), else OpenAI's.
+// caller looks like an Anthropic client (anthropic-version / vendor-version / x-api-key), in Google's when
+// it looks like a Google one (x-goog-api-key, x-goog-api-client, ?key=: gemini-routes.ts), else OpenAI's.
 // A key sees only the models its allow-lists (key and team) admit; another model is "not found".
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { messagesCodec } from '../../codecs/anthropic-messages/index.js';
@@ -7,6 +8,8 @@ import { responsesCodec } from '../../codecs/openai-responses/index.js';
 import { visibleModels } from '../../access/model-access.js';
 import { toGatewayError } from '../../errors.js';
 import type { AppContext } from '../context.js';
+import { queryKeyOf } from '../auth-hook.js';
+import { sendModel, sendModelList } from './gemini-routes.js';
 import { requestIdFor, sendError } from '../reply-helpers.js';
 import { assertMayUse, identifyCaller, resolveModel } from '../route-preamble.js';
 
@@ -27,8 +30,16 @@ function openaiModel(id: string, owner: string) {
   return { id, object: 'model', created: CREATED_UNIX, owned_by: owner };
 }
 
+/** Whether the caller looks like a Google client (the Gemini door's list and errors). */
+function isGoogleCaller(request: FastifyRequest): boolean {
+  const h = request.headers;
+  return h['x-goog-api-key'] !== undefined || h['x-goog-api-client'] !== undefined || queryKeyOf(request) !== undefined;
+}
+
 export function registerModelRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get('/v1/models', async (request, reply) => {
+  const options = { config: { queryKey: true } };
+  app.get('/v1/models', options, async (request, reply) => {
+    if (isGoogleCaller(request)) return sendModelList(ctx, request, reply);
     const anthropic = isAnthropicCaller(request);
     const codec = anthropic ? messagesCodec : responsesCodec;
     const requestId = requestIdFor(request);
@@ -44,7 +55,8 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext): void
     }
   });
 
-  app.get<{ Params: { id: string } }>('/v1/models/:id', async (request, reply) => {
+  app.get<{ Params: { id: string } }>('/v1/models/:id', options, async (request, reply) => {
+    if (isGoogleCaller(request)) return sendModel(ctx, request, reply, request.params.id);
     const anthropic = isAnthropicCaller(request);
     const codec = anthropic ? messagesCodec : responsesCodec;
     const requestId = requestIdFor(request);

@@ -7,7 +7,7 @@ import { stateUnavailable } from '../state-unavailable.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { messagesCodec } from '../../codecs/anthropic-messages/index.js';
 import { responsesCodec } from '../../codecs/openai-responses/index.js';
-import type { InboundCodec } from '../../codecs/types.js';
+import type { CountingCodec } from '../../codecs/types.js';
 import { estimateInputTokens } from '../../ir/estimate-tokens.js';
 import { readText } from '../../drivers/http-client.js';
 import { driverFor } from '../../drivers/registry.js';
@@ -22,13 +22,14 @@ import type { RouteTarget } from '../../router/model-table.js';
 import type { AppContext } from '../context.js';
 import { requestIdFor, sendError } from '../reply-helpers.js';
 import { assertMayUse, runPreamble } from '../route-preamble.js';
+import { operatorReason } from '../../observability/operator-reason.js';
 
 export function registerTokenCountRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/v1/messages/count_tokens', (request, reply) => handleCount(ctx, messagesCodec, request, reply));
   app.post('/v1/responses/input_tokens', (request, reply) => handleCount(ctx, responsesCodec, request, reply));
 }
 
-async function handleCount(ctx: AppContext, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function handleCount(ctx: AppContext, codec: CountingCodec, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const requestId = requestIdFor(request);
   const rec = new RequestRecord(requestId, codec.countEndpoint, performance.now());
   ctx.obs.requestStarted(rec);
@@ -68,6 +69,7 @@ async function handleCount(ctx: AppContext, codec: InboundCodec, request: Fastif
   } catch (err) {
     const gerr = toGatewayError(err);
     rec.errorKind = gerr.kind;
+    rec.errorReason = operatorReason(gerr);
     rec.status = sendError(reply, codec, gerr, requestId);
   } finally {
     rec.tEnd = performance.now();
@@ -79,7 +81,7 @@ async function handleCount(ctx: AppContext, codec: InboundCodec, request: Fastif
  * (then we estimate). A 4xx about the request itself is the caller's answer and is thrown. */
 async function upstreamCount(
   ctx: AppContext,
-  codec: InboundCodec,
+  codec: CountingCodec,
   body: Record<string, unknown>,
   ir: IrRequest,
   target: RouteTarget,
@@ -101,7 +103,9 @@ async function askUpstream(ctx: AppContext, target: RouteTarget, encoded: Encode
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), Math.min(provider.timeouts.firstByteMs, 30_000));
   try {
-    const platform = provider.platform ? await platformRequest(provider, encoded, target.model, false, 'count_tokens') : undefined;
+    // The timer covers the platform's signing or token fetch too: a credential source that does not
+    // answer ends in the estimate, not in a request that waits for it.
+    const platform = provider.platform ? await untilAborted(platformRequest(provider, encoded, target.model, false, 'count_tokens'), abort.signal) : undefined;
     const req = platform ? platform.request : encoded;
     const res = await ctx.http.send(provider, { path: req.path, headers: req.headers, body: req.body, signal: abort.signal });
     const text = await readText(res.body, 1024 * 1024);
@@ -119,4 +123,23 @@ async function askUpstream(ctx: AppContext, target: RouteTarget, encoded: Encode
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** `work`, or a rejection as soon as `signal` fires (what `work` does later is ignored). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted while the platform prepared the request'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }

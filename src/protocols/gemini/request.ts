@@ -75,6 +75,9 @@ export interface GeminiGenerationConfig {
   temperature?: number;
   topP?: number;
   topK?: number;
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
   stopSequences?: string[];
   responseMimeType?: string;
   responseJsonSchema?: Record<string, unknown>;

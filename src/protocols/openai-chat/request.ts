@@ -74,6 +74,9 @@ export interface ChatCompletionRequest {
   max_completion_tokens?: number;
   temperature?: number;
   top_p?: number;
+  seed?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
   stop?: string[];
   reasoning_effort?: ChatReasoningEffort;
   response_format?: ChatResponseFormat;

@@ -145,6 +145,8 @@
       h('td', null, ...r.targets.map((t, i) => h('div', null, (i ? '→ ' : '') + [t.provider, t.protocol, t.model ?? '(caller’s model)', r.targets.length > 1 ? 'w' + t.weight : null].filter(Boolean).join(' · ')))),
       lanes(r, 'messages'),
       lanes(r, 'responses'),
+      lanes(r, 'chat'),
+      lanes(r, 'gemini'),
     )));
   }
 
@@ -161,6 +163,11 @@
     const out = limits.map((l) => meter(l.limit, l.used, l.max, l.used + ' / ' + l.max));
     for (const sp of spend) if (sp.budget_usd !== null) out.push(meter('budget ' + sp.period, sp.usd, sp.budget_usd, fmtUsd(sp.usd) + ' / ' + fmtUsd(sp.budget_usd)));
     return out;
+  }
+
+  // Widths through CSSOM (the page's CSP allows no inline style attributes).
+  function sizeMeters(root) {
+    for (const f of root.querySelectorAll('.fill')) f.style.width = (Number(f.dataset.frac) * 100).toFixed(1) + '%';
   }
 
   function renderAccess(s) {
@@ -180,8 +187,7 @@
       rows.push(h('div', { class: 'meters' }, ...(meters.length ? meters : [h('span', { class: 'muted' }, 'no limits · spent ' + fmtUsd(t.spend.usd))])));
     }
     $('access').replaceChildren(rows.length ? h('div', { class: 'usage' }, ...rows) : h('p', { class: 'muted' }, 'No keys configured: the gateway is open.'));
-    // Widths through CSSOM (the page's CSP allows no inline style attributes).
-    for (const f of $('access').querySelectorAll('.fill')) f.style.width = (Number(f.dataset.frac) * 100).toFixed(1) + '%';
+    sizeMeters($('access'));
     if (a.truncated) $('access').append(h('p', { class: 'muted' }, a.truncated + ' more not shown'));
   }
 
@@ -212,6 +218,8 @@
     renderAccess(s);
     renderRecent(s);
     $('updated').textContent = 'updated ' + fmtTime(s.generated_at);
+    // The keys console (keys-console.js) joins its lists with this snapshot's spend and limits.
+    document.dispatchEvent(new CustomEvent('switchyard:status', { detail: s }));
   }
 
   function showLogin(message) {
@@ -222,6 +230,7 @@
     $('login-error').textContent = message || '';
     $('updated').textContent = 'signed out';
     $('login-key').focus();
+    document.dispatchEvent(new CustomEvent('switchyard:signed-out'));
   }
 
   function schedule(ms) {
@@ -257,6 +266,13 @@
     }
     schedule(POLL_MS);
   }
+
+  // What the keys console shares with this page: the element builder, the meters, the signed-in key.
+  window.switchyardPage = Object.freeze({
+    h, fmtUsd, limitMeters, sizeMeters,
+    adminKey: () => sessionStorage.getItem(KEY_ITEM),
+    setAdminKey: (key) => (key ? sessionStorage.setItem(KEY_ITEM, key) : sessionStorage.removeItem(KEY_ITEM)),
+  });
 
   $('login-form').addEventListener('submit', (e) => {
     e.preventDefault();

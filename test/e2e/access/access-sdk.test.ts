@@ -196,6 +196,10 @@ describe('rate limits through the SDKs', () => {
     const second = await anthropic(KEYS.single).messages.create({ model: 'via-messages', ...hello }).catch((x: unknown) => x);
     expect(second).toBeInstanceOf(Anthropic.RateLimitError);
     expect(bodyMessage(second)).toContain('1 concurrent requests');
+    // When a slot is likely to free (src/access/lease-wait.ts), never the lease's lifetime (about an hour).
+    const retryAfter = Number((second as InstanceType<typeof Anthropic.APIError>).headers?.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(10);
     leaving.abort();
     await reader.cancel().catch(() => undefined);
     // The lease comes back once the gateway has wound the aborted stream down (well before the stall ends).

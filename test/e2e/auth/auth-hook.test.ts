@@ -1,7 +1,7 @@
 // Authentication before the body: the onRequest hook answers 401 in each door's envelope for any
 // body (even one the JSON parser refuses), for wrong, truncated and padded keys alike, as the
 // official SDKs' AuthenticationError; a key is never echoed in an answer or a log line. Hashed keys
-// (key_sha256) work; probes need no key; the caller is on the request for the routes.
+// (key_sha256) work; probes need no key, /metrics an admin key; the caller is on the request for the routes.
 import Anthropic from '@anthropic-ai/sdk';
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
@@ -156,8 +156,11 @@ describe('auth hook: accepted keys', () => {
     expect((await fetch(url + '/v1/test-whoami', { headers: { 'x-api-key': REFUSED.truncated } })).status).toBe(401);
   });
 
-  it('needs no key for health, readiness and metrics; unknown routes need one', async () => {
-    for (const path of ['/livez', '/healthz', '/readyz', '/metrics', '/']) expect((await fetch(url + path)).status, path).toBe(200);
+  it('needs no key for health and readiness; /metrics an admin key (there are keys); unknown routes need one', async () => {
+    for (const path of ['/livez', '/healthz', '/readyz', '/']) expect((await fetch(url + path)).status, path).toBe(200);
+    expect((await fetch(url + '/metrics')).status).toBe(401);
+    expect((await fetch(url + '/metrics', { headers: { 'x-api-key': BOB } })).status).toBe(403);
+    expect((await fetch(url + '/metrics', { headers: { authorization: `Bearer ${OPS}` } })).status).toBe(200);
     expect((await fetch(url + '/v1/nowhere')).status).toBe(401);
     expect((await fetch(url + '/v1/nowhere', { headers: { 'x-api-key': BOB } })).status).toBe(404);
   });

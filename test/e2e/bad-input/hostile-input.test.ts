@@ -33,18 +33,18 @@ function expectBothSdkEnvelope(body: string, status: number, code: string): void
 describe("Node's HTTP parser refusals get a status and a body both SDKs parse", () => {
   const many = Array.from({ length: 400 }, (_, i) => `X-Header-${i}: ${'v'.repeat(40)}\r\n`).join('');
   it.each<[string, string, number, string]>([
-    ['a lower-case method', 'post /v1/messages HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'invalid_method'],
-    ['a made-up method', 'FROB /v1/messages HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'invalid_method'],
-    ['a NUL byte in a header', 'POST /v1/messages HTTP/1.1\r\nHost: x\r\nX-Api-Key: ab\0cd\r\n\r\n', 400, 'invalid_header'],
+    ['a lower-case method', 'post /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400, 'invalid_method'],
+    ['a made-up method', 'FROB /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400, 'invalid_method'],
+    ['a NUL byte in a header', 'POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: ab\0cd\r\n\r\n', 400, 'invalid_header'],
     [
       'Content-Length with Transfer-Encoding',
-      'POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      'POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
       400,
       'invalid_framing',
     ],
-    ['a 20 KB path', `GET /${'p'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414, 'uri_too_long'],
-    ['a 64 KB header', `GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(64 * 1024)}\r\n\r\n`, 431, 'headers_too_large'],
-    ['400 headers (over the head size)', `GET /v1/models HTTP/1.1\r\nHost: x\r\n${many}\r\n`, 431, 'headers_too_large'],
+    ['a 20 KB path', `GET /${'p'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, 414, 'uri_too_long'],
+    ['a 64 KB header', `GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(64 * 1024)}\r\n\r\n`, 431, 'headers_too_large'],
+    ['400 headers (over the head size)', `GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n${many}\r\n`, 431, 'headers_too_large'],
   ])('%s', async (_name, head, status, code) => {
     const res = await rawExchange(port, head);
     expect(res.error).toBeUndefined();
@@ -61,7 +61,7 @@ describe("Node's HTTP parser refusals get a status and a body both SDKs parse", 
       s.on('data', (d) => (out += String(d)));
       s.on('close', () => resolve(out));
       s.on('error', () => resolve(out));
-      s.end('POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":"x"}');
+      s.end('POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":"x"}');
       setTimeout(() => s.destroy(), 5000);
     });
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
@@ -82,7 +82,7 @@ describe("Node's HTTP parser refusals get a status and a body both SDKs parse", 
       let out = '';
       s.on('data', (d) => (out += String(d)));
       s.on('close', () => resolve(out));
-      s.write('POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{');
+      s.write('POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{');
     });
     server.close();
     expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
@@ -92,7 +92,7 @@ describe("Node's HTTP parser refusals get a status and a body both SDKs parse", 
   });
 
   it('a malformed URL escape on a known door answers in that door\'s envelope', async () => {
-    const res = await rawExchange(port, 'POST /v1/responses/%zz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n');
+    const res = await rawExchange(port, 'POST /v1/responses/%zz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n');
     expect(res.status).toBe(400);
     const body = JSON.parse(res.body) as { error: { type: string; message: string } };
     expect(body.error.type).toBe('invalid_request_error');
@@ -180,7 +180,7 @@ describe('bodies over the limit: 413 in the caller\'s envelope, read to the end,
     const before = h.upstream.received.length;
     const res = await rawExchange(
       port,
-      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`,
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`,
       { bytes: total, chunked },
       30_000,
     );

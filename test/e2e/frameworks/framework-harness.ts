@@ -11,10 +11,11 @@ export const UPSTREAMS: readonly UpstreamProtocol[] = ['messages', 'responses', 
 /** An alias the frameworks recognise as an OpenAI reasoning model, routed to `upstream`. */
 export const reasoningAlias = (upstream: UpstreamProtocol) => `gpt-5-via-${upstream}`;
 
-export async function startFrameworkHarness(): Promise<Harness> {
+/** `extraModels`: more aliases (name → {provider, model}) beside the standard ones. */
+export async function startFrameworkHarness(extraModels: Record<string, unknown> = {}): Promise<Harness> {
   return startHarness({
     config: () => {
-      const models: Record<string, unknown> = {};
+      const models: Record<string, unknown> = { ...extraModels };
       for (const p of UPSTREAMS) {
         const provider = 'up-' + p;
         models[MODELS[p].alias] = { provider, model: MODELS[p].upstream };

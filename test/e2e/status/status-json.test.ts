@@ -38,6 +38,9 @@ describe('status routes', () => {
     expect(script.headers.get('content-type')).toContain('text/javascript');
     expect(await script.text()).toContain("new URL('status.json', location.href)");
     expect((await fetch(harness.url + '/gw/status/status.css')).status).toBe(200);
+    expect((await fetch(harness.url + '/gw/status/keys-console.js')).status).toBe(200);
+    // No admin keys, so no admin API: the keys console stays out.
+    expect(html).toContain('<meta name="switchyard-admin" content="">');
     expect((await fetch(harness.url + '/status')).status).toBe(404);
 
     // No admin keys: the data is open (the page had to be switched on explicitly).
@@ -70,7 +73,7 @@ describe('status routes', () => {
 
 describe('the embedded default config', () => {
   it('enables the status page on loopback only', () => {
-    expect(loadConfig({ env: {} }).status).toEqual({ enabled: true, pathPrefix: '' });
+    expect(loadConfig({ env: {} }).status).toEqual({ enabled: true, pathPrefix: '', public: false });
     expect(defaultConfig({ SWITCHYARD_HOST: '0.0.0.0' }).status?.enabled).toBe(false);
     // Beyond loopback the embedded default does not load at all: it has no keys (docs/security.md).
     expect(() => loadConfig({ env: { SWITCHYARD_HOST: '0.0.0.0' } })).toThrow(/auth/);
@@ -98,10 +101,20 @@ describe('the reload hook', () => {
   });
 });
 
+describe('the keys console', () => {
+  it('finds the admin API relative to the page, so a proxy that strips a prefix serves both', async () => {
+    harness = await startHarness({ config: () => ({ status: { enabled: true, path_prefix: '/ops/gw' }, auth: { keys: [{ name: 'caller', key: 'caller-key-0001' }], admin_keys: [{ name: 'ops', key: 'admin-key-0001' }] } }) });
+    const html = await (await fetch(harness.url + '/ops/gw/status')).text();
+    expect(html).toContain('<meta name="switchyard-admin" content="../../admin/">');
+    expect(new URL('../../admin/keys', harness.url + '/ops/gw/status').pathname).toBe('/admin/keys');
+    expect((await fetch(harness.url + '/admin/keys', { headers: { 'x-api-key': 'admin-key-0001' } })).status).toBe(200);
+  });
+});
+
 describe('the page files', () => {
   it('sit next to the module that reads them, where the build copies them into dist/ too', () => {
     expect(PAGE_DIR).toBe(join(PACKAGE_ROOT, 'src', 'status', 'page'));
-    for (const f of ['status.html', 'status.js', 'status.css']) expect(existsSync(join(PAGE_DIR, f))).toBe(true);
+    for (const f of ['status.html', 'status.js', 'keys-console.js', 'status.css']) expect(existsSync(join(PAGE_DIR, f))).toBe(true);
     expect(existsSync(join(PACKAGE_ROOT, 'package.json'))).toBe(true);
     const build = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: { rootDir: string; outDir: string } };
     expect(build.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
@@ -125,13 +138,3 @@ function harnessRaw(base: string): Record<string, unknown> {
     },
   };
 }
-
-describe('the start-up warning', () => {
-  it('is given when the page is served beyond loopback without admin keys', async () => {
-    const { statusExposureWarning } = await import('../../../src/status/exposure-warning.js');
-    const base = { auth: { open: true }, providers: {}, models: {}, status: { enabled: true } };
-    expect(statusExposureWarning(resolveConfig({ ...base, server: { host: '0.0.0.0' } }, 't'))).toMatch(/without auth\.admin_keys/);
-    expect(statusExposureWarning(resolveConfig({ ...base, server: { host: '127.0.0.1' } }, 't'))).toBeUndefined();
-    expect(statusExposureWarning(resolveConfig({ ...base, server: { host: '0.0.0.0' }, auth: { admin_keys: [{ name: 'a', key: 'k-admin-12345' }] } }, 't'))).toBeUndefined();
-  });
-});

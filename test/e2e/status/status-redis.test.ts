@@ -19,7 +19,8 @@ beforeAll(async () => {
     config: () => ({
       status: { enabled: true },
       state: { backend: 'redis', url: redis.url, key_prefix: 'status-test:' },
-      auth: { keys: [{ name: 'capped', key: 'k-capped-1', limits: { rpm: 5 } }] },
+      // With keys, the status data needs an admin key (docs/security.md).
+      auth: { keys: [{ name: 'capped', key: 'k-capped-1', limits: { rpm: 5 } }], admin_keys: [{ name: 'ops', key: 'k-ops-status-1' }] },
     }),
     apiKey: 'k-capped-1',
   });
@@ -30,7 +31,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const status = async () => (await (await fetch(harness.url + '/status.json')).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+const status = async () => (await (await fetch(harness.url + '/status.json', { headers: { 'x-api-key': 'k-ops-status-1' } })).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('status on redis', () => {
   it('lists the instances sharing the store, marks usage cluster-wide, and shows the store going away', async () => {

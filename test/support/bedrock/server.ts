@@ -149,6 +149,7 @@ export async function startBedrockUpstream(opts: BedrockUpstreamOptions = {}): P
   const closing = new AbortController();
   let inFlight = 0;
   let maxInFlight = 0;
+  let aborted = 0;
 
   const lookup = (id: string) => credentials.get(id) ?? opts.lookup?.(id);
 
@@ -338,6 +339,10 @@ export async function startBedrockUpstream(opts: BedrockUpstreamOptions = {}): P
     const exchange = new AbortController();
     const abort = () => exchange.abort();
     res.on('close', abort);
+    // The gateway hung up before the reply was complete (a client abort it passed on).
+    res.on('close', () => {
+      if (!res.writableFinished) aborted++;
+    });
     closing.signal.addEventListener('abort', abort, { once: true });
     inFlight++;
     if (inFlight > maxInFlight) maxInFlight = inFlight;
@@ -375,6 +380,9 @@ export async function startBedrockUpstream(opts: BedrockUpstreamOptions = {}): P
       return maxInFlight;
     },
     resetMaxInFlight: () => void (maxInFlight = inFlight),
+    get aborted() {
+      return aborted;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         closing.abort();

@@ -8,24 +8,63 @@ import type { ReceivedRequest, ReplyBlock } from '../scripted-upstream/index.js'
 import { tail, type BoundedRun } from './bounded-process.js';
 import { claudeCodeBinary, type ClientBinary } from './claude-code.js';
 import { codexBinary } from './codex.js';
+import { geminiCliBinary } from './gemini-cli.js';
+import { opencodeBinary } from './opencode.js';
+import { qwenCodeBinary } from './qwen-code.js';
 import type { EgressAttempt, GatewayExchange } from './recording-proxy.js';
 import { readDoorAnswer, viewRequest, type Door, type DoorAnswer, type RequestView } from './wire.js';
 
-export type ClientName = 'claude-code' | 'codex';
+export type ClientName = 'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code' | 'qwen-code-responses' | 'qwen-code-messages' | 'opencode';
 
 interface ClientInfo {
   label: string;
   door: Door;
+  /** The door's generation endpoint, as shown in messages. */
   doorPath: string;
+  /** Whether a request URL is one of the client's agent-loop turns on that door (not a side call). */
+  isTurn: (path: string) => boolean;
+  /** Whether the client sends back the opaque reasoning state it was given (thinking signatures, encrypted
+   *  reasoning, thought signatures, reasoning_details). A client that drops it is still served — the gateway then
+   *  falls back (thinking off toward Anthropic, Google's stand-in signature toward Gemini) — so for such a
+   *  client the round trip of that state is not asserted. */
+  replaysOpaque: boolean;
   /** The client's shell tool, which agentLoopReply calls. */
   shellTool: string;
   binary: () => ClientBinary;
 }
 
 export const CLIENTS: Record<ClientName, ClientInfo> = {
-  'claude-code': { label: 'Claude Code', door: 'messages', doorPath: '/v1/messages', shellTool: 'Bash', binary: claudeCodeBinary },
-  codex: { label: 'Codex', door: 'responses', doorPath: '/v1/responses', shellTool: 'exec_command', binary: codexBinary },
+  'claude-code': { label: 'Claude Code', door: 'messages', doorPath: '/v1/messages', isTurn: (p) => p === '/v1/messages', replaysOpaque: true, shellTool: 'Bash', binary: claudeCodeBinary },
+  codex: { label: 'Codex', door: 'responses', doorPath: '/v1/responses', isTurn: (p) => p === '/v1/responses', replaysOpaque: true, shellTool: 'exec_command', binary: codexBinary },
+  'gemini-cli': {
+    label: 'Gemini CLI',
+    door: 'gemini',
+    doorPath: '/v1beta/models/{model}:streamGenerateContent',
+    isTurn: (p) => /^\/v1beta\/models\/[^/:]+:streamGenerateContent$/.test(p),
+    replaysOpaque: true,
+    shellTool: 'run_shell_command',
+    binary: geminiCliBinary,
+  },
+  'qwen-code': { label: 'Qwen Code', door: 'chat', doorPath: '/v1/chat/completions', isTurn: (p) => p === '/v1/chat/completions', replaysOpaque: false, shellTool: 'run_shell_command', binary: qwenCodeBinary },
+  'qwen-code-responses': {
+    label: 'Qwen Code (openai-responses)',
+    door: 'responses',
+    doorPath: '/v1/responses',
+    isTurn: (p) => p === '/v1/responses',
+    // store:false without include: reasoning.encrypted_content, and no reasoning items in its history.
+    replaysOpaque: false,
+    shellTool: 'run_shell_command',
+    binary: qwenCodeBinary,
+  },
+  // It drops redacted_thinking blocks from its history, so the opaque state is not asserted to come back.
+  'qwen-code-messages': { label: 'Qwen Code (anthropic)', door: 'messages', doorPath: '/v1/messages', isTurn: (p) => p === '/v1/messages', replaysOpaque: false, shellTool: 'run_shell_command', binary: qwenCodeBinary },
+  opencode: { label: 'opencode', door: 'chat', doorPath: '/v1/chat/completions', isTurn: (p) => p === '/v1/chat/completions', replaysOpaque: false, shellTool: 'bash', binary: opencodeBinary },
 };
+
+/** The event that ends a door's answer, for messages. */
+const TERMINAL: Record<Door, string> = { messages: 'message_stop', responses: 'response.completed', chat: 'data: [DONE]', gemini: 'a finishReason' };
+/** Where a door carries the opaque reasoning state, for messages. */
+const OPAQUE_FIELD: Record<Door, string> = { messages: 'thinking.signature', responses: 'reasoning.encrypted_content', chat: 'reasoning_details', gemini: 'thoughtSignature' };
 
 export const PROTOCOL_LABEL: Record<UpstreamProtocol, string> = { messages: 'Anthropic Messages', responses: 'OpenAI Responses', chat: 'Chat Completions', gemini: 'Google Gemini' };
 
@@ -84,8 +123,10 @@ function doorTurns(ev: AgentLoopEvidence): { ex: GatewayExchange; index: number;
   const door = CLIENTS[ev.client].door;
   return ev.exchanges
     .map((ex, index) => ({ ex, index }))
-    .filter(({ ex }) => ex.method === 'POST' && pathOf(ex.url) === CLIENTS[ev.client].doorPath)
-    .map(({ ex, index }) => ({ ex, index, view: viewRequest(door, ex.requestBody), answer: readDoorAnswer(door, ex.responseText, ex.responseHeaders['content-type']) }));
+    .filter(({ ex }) => ex.method === 'POST' && CLIENTS[ev.client].isTurn(pathOf(ex.url)))
+    .map(({ ex, index }) => ({ ex, index, view: viewRequest(door, ex.requestBody, pathOf(ex.url)), answer: readDoorAnswer(door, ex.responseText, ex.responseHeaders['content-type']) }))
+    // Agent-loop turns carry the tools; a request without them is a side call (opencode's session title).
+    .filter(({ view }) => view.toolNames.length > 0);
 }
 
 function statusProblem(ex: GatewayExchange, index: number): string | undefined {
@@ -104,7 +145,8 @@ export function findProblems(ev: AgentLoopEvidence): string[] {
   if (run?.spawnError) p.push(`${info.label} could not be started: ${run.spawnError}`);
 
   const turns = doorTurns(ev);
-  const gen = ev.upstream.filter(isGeneration);
+  // The upstream side of the agent-loop turns: generations that carry tools (side calls are checked below by status).
+  const gen = ev.upstream.filter((r) => isGeneration(r) && viewRequest(r.protocol, r.body, r.path).toolNames.length > 0);
   const first = turns[0];
   // Side calls made before the first generation (count_tokens, models…) come first in time.
   ev.exchanges.slice(0, first ? first.index : 0).forEach((ex, i) => {
@@ -130,11 +172,13 @@ export function findProblems(ev: AgentLoopEvidence): string[] {
       if ((info.door as string) === up && up === 'messages' && clientBeta && header(u1.headers['anthropic-beta']) !== clientBeta)
         p.push(`upstream request 1 header anthropic-beta is ${JSON.stringify(header(u1.headers['anthropic-beta']))}, expected the client's ${JSON.stringify(clientBeta)} (pass-through lane)`);
       if (ev.clientKey && JSON.stringify(u1.headers).includes(ev.clientKey)) p.push(`upstream request 1 headers carry the client's gateway key (it must stay at the gateway)`);
-      if (up === 'responses' && !v1.includesEncryptedReasoning)
+      // On the pass-through lane the client's own `include` goes up as sent (Qwen Code's Responses mode asks for none).
+      const clientAsked = (info.door as string) !== 'responses' || first.view.includesEncryptedReasoning;
+      if (up === 'responses' && clientAsked && !v1.includesEncryptedReasoning)
         p.push(`upstream request 1 field include lacks "reasoning.encrypted_content" (got ${short((u1.body as Record<string, unknown>)?.include)}), so the reasoning state cannot make the round trip under store:false`);
     }
     const a1 = first.answer;
-    const issued = ev.upstreamTurns[0]?.blocks ?? [];
+    const issued = ev.upstreamTurns.find((t) => t.request === gen[0])?.blocks ?? [];
     const issuedCall = issued.find((b) => b.type === 'tool-call');
     const issuedReasoning = issued.find((b) => b.type === 'reasoning');
     if (!s1) {
@@ -149,11 +193,13 @@ export function findProblems(ev: AgentLoopEvidence): string[] {
         if (ownFamily && issuedCall?.type === 'tool-call' && call.id !== issuedCall.id)
           p.push(`gateway answer 1 (pass-through) changed the tool call id: upstream issued ${issuedCall.id}, client got ${call.id}`);
       }
-      if (issuedReasoning?.type === 'reasoning' && (info.door as string) === up && issuedReasoning.opaque && !a1.opaque.includes(issuedReasoning.opaque))
+      // A Responses upstream sends encrypted_content only when the request asked for it.
+      const upstreamSentOpaque = up !== 'responses' || (gen[0] !== undefined && viewRequest(up, gen[0].body, gen[0].path).includesEncryptedReasoning);
+      if (issuedReasoning?.type === 'reasoning' && (info.door as string) === up && up !== 'chat' && upstreamSentOpaque && issuedReasoning.opaque && !a1.opaque.includes(issuedReasoning.opaque))
         p.push(`gateway answer 1 (pass-through) altered the opaque reasoning state: upstream sent ${JSON.stringify(issuedReasoning.opaque)}, client got ${short(a1.opaque)}`);
-      else if (issuedReasoning?.type === 'reasoning' && up !== 'chat' && !a1.opaque.some((o) => o && o.length > 0))
-        p.push(`gateway answer 1 carries no opaque reasoning state (${info.door === 'messages' ? 'thinking.signature' : 'reasoning.encrypted_content'}) although the upstream returned ${JSON.stringify(issuedReasoning.opaque)}`);
-      if (!a1.terminated) p.push(`gateway answer 1 ended without ${info.door === 'messages' ? 'message_stop' : 'response.completed'} (last events: ${short(a1.events.slice(-4).map((e) => e.event))})`);
+      else if (issuedReasoning?.type === 'reasoning' && up !== 'chat' && upstreamSentOpaque && !a1.opaque.some((o) => o && o.length > 0))
+        p.push(`gateway answer 1 carries no opaque reasoning state (${OPAQUE_FIELD[info.door]}) although the upstream returned ${JSON.stringify(issuedReasoning.opaque)}`);
+      if (!a1.terminated) p.push(`gateway answer 1 ended without ${TERMINAL[info.door]} (last events: ${short(a1.events.slice(-4).map((e) => e.event))})`);
     }
 
     // Turn 2: the client sends the tool result back; the gateway must hand it to the upstream under the upstream's ids.
@@ -164,7 +210,7 @@ export function findProblems(ev: AgentLoopEvidence): string[] {
     } else {
       const r = second.view.toolResults[second.view.toolResults.length - 1]!;
       if (callToClient && r.id !== callToClient.id) p.push(`client's tool result refers to ${r.id}, but the gateway's tool call id was ${callToClient.id}`);
-      if (a1.opaque.length > 0 && !a1.opaque.every((o) => second.view.opaque.includes(o)))
+      if (info.replaysOpaque && a1.opaque.length > 0 && !a1.opaque.every((o) => second.view.opaque.includes(o)))
         p.push(`client request 2 did not replay the opaque reasoning state the gateway gave it (gave ${short(a1.opaque)}, replayed ${short(second.view.opaque)})`);
       const s2 = statusProblem(second.ex, second.index);
       if (s2) p.push(s2);
@@ -184,7 +230,7 @@ export function findProblems(ev: AgentLoopEvidence): string[] {
           if (up === 'chat') {
             if (!v2.reasoningContent.includes(issuedReasoning.text))
               p.push(`upstream request 2 assistant message lacks reasoning_content ${JSON.stringify(issuedReasoning.text)} (echo_reasoning_content is on; got ${short(v2.reasoningContent)})`);
-          } else if (issuedReasoning.opaque && !v2.opaque.includes(issuedReasoning.opaque)) {
+          } else if (info.replaysOpaque && issuedReasoning.opaque && !v2.opaque.includes(issuedReasoning.opaque)) {
             const knobs = `reasoning switches: client request 1 ${first.view.reasoningKnobs}, upstream request 1 ${viewRequest(up, gen[0]?.body, gen[0]?.path).reasoningKnobs}, upstream request 2 ${v2.reasoningKnobs}`;
             p.push(
               `upstream request 2 did not return the reasoning state to its own family: expected ${up === 'messages' ? 'a thinking block with signature' : 'a reasoning item with encrypted_content'} ${JSON.stringify(issuedReasoning.opaque)}, got ${short(v2.opaque)} (${knobs})`,
@@ -197,7 +243,7 @@ export function findProblems(ev: AgentLoopEvidence): string[] {
         if (a2.malformed) p.push(`gateway answer 2 is malformed: ${a2.malformed}`);
         if (a2.error) p.push(`gateway answer 2 carried an error: ${a2.error}`);
         if (!a2.text.includes('Tool said:') || !a2.text.includes(PROOF_TEXT)) p.push(`gateway answer 2 text does not quote the tool output: ${short(a2.text)}`);
-        if (!a2.terminated) p.push(`gateway answer 2 ended without ${info.door === 'messages' ? 'message_stop' : 'response.completed'}`);
+        if (!a2.terminated) p.push(`gateway answer 2 ended without ${TERMINAL[info.door]}`);
       }
     }
   }
@@ -242,12 +288,12 @@ function collapseRepeats(text: string): string {
   return out.join('\n');
 }
 
-function describeExchange(ex: GatewayExchange, i: number, door: Door, doorPath: string): string {
+function describeExchange(ex: GatewayExchange, i: number, door: Door, isTurn: (path: string) => boolean): string {
   const head = `  #${i + 1} ${ex.method} ${ex.url} → ${ex.status}${ex.error ? ` (${ex.error})` : ''} in ${ex.durationMs} ms`;
   if (ex.status >= 300 || ex.status === 0) return `${head}\n      body: ${short(ex.responseText, 1200)}`;
-  if (ex.method !== 'POST' || pathOf(ex.url) !== doorPath) return `${head}  ${short(ex.responseText, 200)}`;
+  if (ex.method !== 'POST' || !isTurn(pathOf(ex.url))) return `${head}  ${short(ex.responseText, 200)}`;
   const a = readDoorAnswer(door, ex.responseText, ex.responseHeaders['content-type']);
-  const v = viewRequest(door, ex.requestBody);
+  const v = viewRequest(door, ex.requestBody, pathOf(ex.url));
   const events = a.events.map((e) => e.event).filter((e) => !/delta$/.test(e));
   return [
     head,
@@ -286,7 +332,7 @@ export function dossier(ev: AgentLoopEvidence, problems: string[]): string {
     `--- ${info.label} stderr (tail):`,
     tail(collapseRepeats(run?.stderr ?? ''), 3000),
     `--- gateway exchanges as the client saw them (${ev.exchanges.length}):`,
-    ...ev.exchanges.map((ex, i) => describeExchange(ex, i, info.door, info.doorPath)),
+    ...ev.exchanges.map((ex, i) => describeExchange(ex, i, info.door, info.isTurn)),
     `--- upstream received (${ev.upstream.length}):`,
     ...ev.upstream.map((r, i) => describeUpstream(r, i, ev.upstreamTurns)),
     `--- egress attempts: ${ev.egress.length ? ev.egress.map((e) => `${e.method} ${e.target}`).join(', ') : 'none'}`,

@@ -14,6 +14,9 @@ import { CLIENTS, PROOF_FILE, PROOF_TEXT, routeLabel, type AgentLoopEvidence, ty
 import { runBounded, tail } from './bounded-process.js';
 import { runClaudeCode } from './claude-code.js';
 import { runCodex } from './codex.js';
+import { runGeminiCli } from './gemini-cli.js';
+import { runOpencode } from './opencode.js';
+import { runQwenCode } from './qwen-code.js';
 import { startEgressTrap, startRecordingProxy } from './recording-proxy.js';
 import { makeSandbox } from './sandbox.js';
 
@@ -54,7 +57,24 @@ function preflight(client: ClientName, path: string): Promise<void> {
 
 /** Runs the client once against a fresh gateway + scripted upstream; never throws for gateway misbehaviour
  *  (that is what the evidence is for), only when the client cannot run on this machine at all. */
-export async function runAgentLoop(client: ClientName, upstreamProtocol: UpstreamProtocol, opts: { timeoutMs: number; platform?: 'bedrock' }): Promise<AgentLoopEvidence> {
+export interface AgentLoopOptions {
+  timeoutMs: number;
+  platform?: 'bedrock';
+  /** Extra model routes (alias or pattern → the same upstream), for clients that pick model ids of their own. */
+  extraRoutes?: string[];
+  /** The deployment's model name instead of the harness's (e.g. a Gemini 3 name, whose signature rules differ). */
+  upstreamModel?: string;
+}
+
+/** The harness's own routes plus `extra` names pointing at the same upstream deployment as `alias`. */
+function routesWith(upstreamProtocol: UpstreamProtocol, extra: string[], upstreamModel: string): Record<string, unknown> {
+  const models: Record<string, unknown> = {};
+  for (const [protocol, m] of Object.entries(MODELS)) models[m.alias] = { provider: `up-${protocol}`, model: protocol === upstreamProtocol ? upstreamModel : m.upstream };
+  for (const name of extra) models[name] = { provider: `up-${upstreamProtocol}`, model: upstreamModel };
+  return models;
+}
+
+export async function runAgentLoop(client: ClientName, upstreamProtocol: UpstreamProtocol, opts: AgentLoopOptions): Promise<AgentLoopEvidence> {
   const info = CLIENTS[client];
   const binary = info.binary();
   if (!binary.path) throw new Error(`${info.label} cannot run on this machine: ${binary.problem ?? 'no binary found'}`);
@@ -64,6 +84,7 @@ export async function runAgentLoop(client: ClientName, upstreamProtocol: Upstrea
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
     const auth = { keys: [{ name: 'client-tests', key: CLIENT_TEST_KEY }] };
+    const upstreamModel = opts.upstreamModel ?? MODELS[upstreamProtocol].upstream;
     let harness: Awaited<ReturnType<typeof startHarness>>;
     if (opts.platform === 'bedrock') {
       // The Messages alias on the scripted Bedrock, signed with credentials from the environment.
@@ -71,7 +92,8 @@ export async function runAgentLoop(client: ClientName, upstreamProtocol: Upstrea
       cleanups.push(async () => restore());
       harness = await startBedrockHarness({ bedrock: { credentials: { [BEDROCK_KEY_ID]: { secretAccessKey: BEDROCK_SECRET } } }, config: () => ({ auth }) });
     } else {
-      harness = await startHarness({ config: () => ({ auth }) });
+      const models = opts.extraRoutes?.length || opts.upstreamModel ? { models: routesWith(upstreamProtocol, opts.extraRoutes ?? [], upstreamModel) } : {};
+      harness = await startHarness({ config: () => ({ auth, ...models }) });
     }
     cleanups.push(() => harness.close());
     const upstreamTurns: UpstreamTurn[] = [];
@@ -92,7 +114,7 @@ export async function runAgentLoop(client: ClientName, upstreamProtocol: Upstrea
       client,
       upstreamProtocol,
       alias: MODELS[upstreamProtocol].alias,
-      upstreamModel: MODELS[upstreamProtocol].upstream,
+      upstreamModel,
       route: routeLabel(client, upstreamProtocol, MODELS[upstreamProtocol].alias, binary.version) + (opts.platform === 'bedrock' ? ' on Amazon Bedrock' : ''),
       clientVersion: binary.version,
       exchanges: proxy.exchanges,
@@ -108,6 +130,28 @@ export async function runAgentLoop(client: ClientName, upstreamProtocol: Upstrea
       ev.finalAnswer = typeof result.json?.result === 'string' ? result.json.result : undefined;
       if (!result.json) ev.clientReportedError = 'stdout is not the --output-format json result';
       else if (result.json.is_error || result.json.subtype !== 'success') ev.clientReportedError = `result ${result.json.subtype}, is_error=${String(result.json.is_error)}: ${String(result.json.result ?? '')}`;
+    } else if (client === 'gemini-cli') {
+      const result = await runGeminiCli(binary.path, common);
+      ev.run = result.run;
+      ev.finalAnswer = typeof result.json?.response === 'string' ? result.json.response : undefined;
+      if (!result.json) ev.clientReportedError = 'stdout is not the --output-format json result';
+      else if (result.json.error) ev.clientReportedError = `error ${JSON.stringify(result.json.error)}`;
+    } else if (client === 'qwen-code' || client === 'qwen-code-responses' || client === 'qwen-code-messages') {
+      const mode = client === 'qwen-code' ? 'openai' : client === 'qwen-code-responses' ? 'openai-responses' : 'anthropic';
+      const result = await runQwenCode(binary.path, { ...common, mode });
+      ev.run = result.run;
+      const final = result.events.find((e) => e.type === 'result');
+      ev.finalAnswer = typeof final?.result === 'string' ? final.result : undefined;
+      if (!final) ev.clientReportedError = 'no stream-json result event';
+      else if (final.is_error || final.subtype !== 'success') ev.clientReportedError = `result ${final.subtype}, is_error=${String(final.is_error)}: ${JSON.stringify(final.error ?? final.result ?? '')}`;
+    } else if (client === 'opencode') {
+      const result = await runOpencode(binary.path, common);
+      ev.run = result.run;
+      // Its exit code does not show an API error: its JSON events do.
+      const texts = result.events.filter((e) => e.type === 'text' && typeof e.part?.text === 'string').map((e) => e.part.text as string);
+      ev.finalAnswer = texts[texts.length - 1];
+      const failed = result.events.find((e) => e.type === 'error');
+      if (failed) ev.clientReportedError = `error: ${JSON.stringify(failed.error ?? failed)}`;
     } else {
       const result = await runCodex(binary.path, common);
       ev.run = result.run;

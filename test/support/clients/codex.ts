@@ -46,6 +46,8 @@ export interface CodexRunOptions {
   model: string;
   prompt: string;
   timeoutMs: number;
+  /** `supports_websockets = true` on the provider: Codex opens a WebSocket to /v1/responses first. */
+  websockets?: boolean;
 }
 
 /** Name of the environment variable holding the key (the provider's env_key). */
@@ -55,7 +57,7 @@ export const CODEX_KEY_ENV = 'SWITCHYARD_API_KEY';
  * config.toml for a custom provider on the gateway. Every key here is accepted by `--strict-config`, which the run
  * uses, so a key a newer Codex renames fails loudly instead of silently switching traffic back on.
  */
-export function codexConfigToml(baseUrl: string, model: string): string {
+export function codexConfigToml(baseUrl: string, model: string, websockets = false): string {
   return `# Written by Switchyard's client tests: Codex against a Switchyard gateway on loopback, nothing else.
 model = ${JSON.stringify(model)}
 model_provider = "switchyard"
@@ -68,9 +70,7 @@ name = "Switchyard"
 base_url = ${JSON.stringify(baseUrl + '/v1')}
 wire_api = "responses"
 env_key = "${CODEX_KEY_ENV}"
-request_max_retries = 0
-stream_max_retries = 0
-stream_idle_timeout_ms = 60000
+${websockets ? '# WebSocket first, with Codex\'s default retries (a refused upgrade shows as "Reconnecting").\nsupports_websockets = true\n' : 'request_max_retries = 0\nstream_max_retries = 0\n'}stream_idle_timeout_ms = 60000
 
 [features]
 # Curated plugin sync and app connectors reach github.com / chatgpt.com.
@@ -89,10 +89,10 @@ exporter = "none"
 `;
 }
 
-export async function writeCodexHome(sandbox: Sandbox, baseUrl: string, model: string): Promise<string> {
+export async function writeCodexHome(sandbox: Sandbox, baseUrl: string, model: string, websockets = false): Promise<string> {
   const codexHome = join(sandbox.home, '.codex');
   await mkdir(codexHome, { recursive: true });
-  await writeFile(join(codexHome, 'config.toml'), codexConfigToml(baseUrl, model));
+  await writeFile(join(codexHome, 'config.toml'), codexConfigToml(baseUrl, model, websockets));
   return codexHome;
 }
 
@@ -114,7 +114,7 @@ export interface CodexResult {
 }
 
 export async function runCodex(binary: string, opts: CodexRunOptions): Promise<CodexResult> {
-  const codexHome = await writeCodexHome(opts.sandbox, opts.baseUrl, opts.model);
+  const codexHome = await writeCodexHome(opts.sandbox, opts.baseUrl, opts.model, opts.websockets);
   const lastMessageFile = join(opts.sandbox.root, 'codex-last-message.txt');
   const args = [
     'exec',

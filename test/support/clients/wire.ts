@@ -3,7 +3,7 @@
 import type { Protocol } from '../scripted-upstream/index.js';
 
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-export type Door = 'messages' | 'responses';
+export type Door = 'messages' | 'responses' | 'chat' | 'gemini';
 
 export interface SseEvent {
   event: string;
@@ -197,9 +197,130 @@ function responsesAnswer(text: string, contentType: string): DoorAnswer {
   return a;
 }
 
+/** Chat Completions: `chat.completion` JSON, or `data:` chunks ending in `data: [DONE]`. Tool calls are assembled
+ *  per `index` (id and name on the first delta); opaque state is read from `reasoning_details` entries. */
+function chatAnswer(text: string, contentType: string): DoorAnswer {
+  const a: DoorAnswer = { streamed: contentType.includes('event-stream'), events: [], toolCalls: [], opaque: [], reasoningText: '', text: '', terminated: false };
+  const takeDetails = (details: unknown) => {
+    for (const d of (Array.isArray(details) ? details : []) as Any[]) {
+      const carried = d.type === 'reasoning.encrypted' ? d.data : d.signature;
+      if (typeof carried === 'string' && carried) a.opaque.push(carried);
+    }
+  };
+  if (!a.streamed) {
+    let body: Any;
+    try {
+      body = JSON.parse(text) as Any;
+    } catch {
+      a.malformed = `body is not JSON: ${text.slice(0, 200)}`;
+      return a;
+    }
+    if (body.error) a.error = `${body.error.type ?? body.error.code}: ${body.error.message}`;
+    const choice: Any = body.choices?.[0] ?? {};
+    const m: Any = choice.message ?? {};
+    a.text = typeof m.content === 'string' ? m.content : '';
+    a.reasoningText = typeof m.reasoning_content === 'string' ? m.reasoning_content : '';
+    takeDetails(m.reasoning_details);
+    for (const tc of (m.tool_calls ?? []) as Any[]) a.toolCalls.push({ id: tc.id, name: tc.function?.name, arguments: tc.function?.arguments ?? '' });
+    a.stop = choice.finish_reason;
+    a.terminated = body.object === 'chat.completion';
+    return a;
+  }
+  a.events = parseSse(text);
+  const calls = new Map<number, ToolCall>();
+  for (const [i, e] of a.events.entries()) {
+    const d = e.data;
+    if (d === '[DONE]') {
+      a.terminated = true;
+      continue;
+    }
+    if (a.terminated) a.malformed ??= `event #${i} comes after data: [DONE]`;
+    if (typeof d !== 'object' || d === null) {
+      a.malformed ??= `event #${i} has non-JSON data: ${String(d).slice(0, 120)}`;
+      continue;
+    }
+    if (d.error) {
+      a.error ??= `${d.error.type ?? d.error.code}: ${d.error.message}`;
+      continue;
+    }
+    if (d.object !== 'chat.completion.chunk') a.malformed ??= `event #${i}: object is ${JSON.stringify(d.object)}, expected chat.completion.chunk`;
+    for (const choice of (d.choices ?? []) as Any[]) {
+      const delta: Any = choice.delta ?? {};
+      if (typeof delta.content === 'string') a.text += delta.content;
+      if (typeof delta.reasoning_content === 'string') a.reasoningText += delta.reasoning_content;
+      takeDetails(delta.reasoning_details);
+      for (const tc of (delta.tool_calls ?? []) as Any[]) {
+        const known = calls.get(tc.index);
+        if (!known) {
+          if (!tc.id || !tc.function?.name) a.malformed ??= `event #${i}: tool call index ${tc.index} starts without id or name`;
+          calls.set(tc.index, { id: tc.id, name: tc.function?.name, arguments: tc.function?.arguments ?? '' });
+        } else known.arguments += tc.function?.arguments ?? '';
+      }
+      if (choice.finish_reason) a.stop = choice.finish_reason;
+    }
+  }
+  a.toolCalls = [...calls.values()];
+  return a;
+}
+
+/** Gemini: one GenerateContentResponse as JSON, or `data:` frames of them (`alt=sse`); the answer is over when a
+ *  candidate carries its finishReason. Opaque state is the thoughtSignature on any part. */
+function geminiAnswer(text: string, contentType: string): DoorAnswer {
+  const a: DoorAnswer = { streamed: contentType.includes('event-stream'), events: [], toolCalls: [], opaque: [], reasoningText: '', text: '', terminated: false };
+  const take = (frame: Any, i: number) => {
+    if (frame.error) {
+      a.error ??= `${frame.error.status ?? frame.error.code}: ${frame.error.message}`;
+      return;
+    }
+    const candidate: Any = frame.candidates?.[0];
+    if (!candidate) return;
+    if (a.terminated) a.malformed ??= `frame #${i} comes after the finishReason frame`;
+    for (const part of (candidate.content?.parts ?? []) as Any[]) {
+      if (typeof part.thoughtSignature === 'string' && part.thoughtSignature) a.opaque.push(part.thoughtSignature);
+      if (part.functionCall) {
+        if (!part.functionCall.name) a.malformed ??= `frame #${i}: functionCall without a name`;
+        a.toolCalls.push({ id: part.functionCall.id ?? '', name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) });
+      } else if (typeof part.text === 'string') {
+        if (part.thought) a.reasoningText += part.text;
+        else a.text += part.text;
+      }
+    }
+    if (candidate.finishReason) {
+      a.stop = candidate.finishReason;
+      a.terminated = true;
+    }
+  };
+  if (!a.streamed) {
+    let body: Any;
+    try {
+      body = JSON.parse(text) as Any;
+    } catch {
+      a.malformed = `body is not JSON: ${text.slice(0, 200)}`;
+      return a;
+    }
+    for (const [i, frame] of (Array.isArray(body) ? body : [body]).entries()) take(frame as Any, i);
+    return a;
+  }
+  a.events = parseSse(text);
+  for (const [i, e] of a.events.entries()) {
+    if (typeof e.data !== 'object' || e.data === null) a.malformed ??= `frame #${i} has non-JSON data: ${String(e.data).slice(0, 120)}`;
+    else take(e.data, i);
+  }
+  return a;
+}
+
 export function readDoorAnswer(door: Door, responseText: string, contentType: string | string[] | undefined): DoorAnswer {
   const ct = String(contentType ?? '');
-  return door === 'messages' ? messagesAnswer(responseText, ct) : responsesAnswer(responseText, ct);
+  switch (door) {
+    case 'messages':
+      return messagesAnswer(responseText, ct);
+    case 'responses':
+      return responsesAnswer(responseText, ct);
+    case 'chat':
+      return chatAnswer(responseText, ct);
+    case 'gemini':
+      return geminiAnswer(responseText, ct);
+  }
 }
 
 /** The loop-relevant content of one request, on either side of the gateway, in any of the three protocols. */
@@ -285,6 +406,10 @@ export function viewRequest(protocol: Protocol, body: unknown, path = ''): Reque
       if (m.role === 'assistant') {
         for (const tc of (m.tool_calls ?? []) as Any[]) v.historyCalls.push({ id: tc.id, name: tc.function?.name ?? tc.custom?.name });
         if (typeof m.reasoning_content === 'string') v.reasoningContent.push(m.reasoning_content);
+        for (const d of (Array.isArray(m.reasoning_details) ? m.reasoning_details : []) as Any[]) {
+          const carried = d.type === 'reasoning.encrypted' ? d.data : d.signature;
+          if (typeof carried === 'string' && carried) v.opaque.push(carried);
+        }
       } else if (m.role === 'tool') v.toolResults.push({ id: m.tool_call_id, text: textOf(m.content) });
     }
   }

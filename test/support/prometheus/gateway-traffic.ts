@@ -47,6 +47,8 @@ export async function startGatewayTarget(deadPort: number): Promise<GatewayTarge
           keys: [{ name: 'dashboards', key: 'caller-key', team: 'platform', limits: { rpm: 100_000, tpm: 100_000_000, concurrency: 64 }, budget: { usd: 1_000, period: 'month' } }],
           teams: { platform: { budget: { usd: 10_000, period: 'month' } } },
         },
+        // Prometheus scrapes the API port here; with keys and no admin keys that must be said (R4).
+        metrics: { public: true },
         providers: {
           'up-messages': provider('messages'),
           'up-responses': provider('responses'),

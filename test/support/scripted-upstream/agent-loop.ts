@@ -11,8 +11,9 @@ interface ToolInfo {
   custom: boolean;
 }
 
-/** Shell tools in order of preference: Claude Code's Bash, Codex's exec_command, then older shell styles. */
-const SHELL_TOOLS = ['Bash', 'exec_command', 'shell_command', 'shell', 'local_shell', 'bash'];
+/** Shell tools in order of preference: Claude Code's Bash, Codex's exec_command, Gemini CLI's and Qwen Code's
+ *  run_shell_command, then older shell styles and opencode's bash. */
+const SHELL_TOOLS = ['Bash', 'exec_command', 'run_shell_command', 'shell_command', 'shell', 'local_shell', 'bash'];
 
 function toolsOf(protocol: Protocol, body: Json): ToolInfo[] {
   const tools: Json[] = Array.isArray(body?.tools) ? body.tools : [];

@@ -33,13 +33,19 @@ export function geminiError(spec: ErrorSpec & { retryAfter?: string }): unknown 
     details.push({ '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }] });
     if (spec.retryAfter !== undefined) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${spec.retryAfter}s` });
   }
+  // Google's ErrorInfo for a refused API key (400 INVALID_ARGUMENT with reason API_KEY_INVALID).
+  if (spec.code?.startsWith('API_KEY_')) {
+    details.push({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: spec.code, domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } });
+  }
   const error: Json = { code: spec.status, message: spec.message ?? `${status}`, status };
   if (details.length > 0) error.details = details;
   return { error };
 }
 
+// `$schema` too: Gemini CLI 0.61 sends it inside parametersJsonSchema (its activate_skill tool) and Google's API
+// takes it there; the `Unknown name "$schema"` refusals seen in the wild are on the OpenAPI-typed `parameters`.
 const SCHEMA_KEYWORDS = new Set([
-  '$id', '$defs', '$ref', '$anchor', 'type', 'format', 'title', 'description', 'enum', 'items', 'prefixItems', 'minItems', 'maxItems',
+  '$schema', '$id', '$defs', '$ref', '$anchor', 'type', 'format', 'title', 'description', 'enum', 'items', 'prefixItems', 'minItems', 'maxItems',
   'minimum', 'maximum', 'anyOf', 'oneOf', 'properties', 'additionalProperties', 'required', 'propertyOrdering',
 ]);
 

@@ -222,3 +222,31 @@ export const messagesRenderer: ProtocolRenderer = {
   stream,
   error: anthropicError,
 };
+
+/** What Anthropic checks of a history when thinking is on: every thinking block's signature is one it
+ * issued for exactly that text (redacted data likewise), and the assistant turn whose calls the last
+ * message answers starts with its thinking block. `issued`: signature or data → the thinking text. */
+export function verifyThinking(body: Record<string, any>, issued: ReadonlyMap<string, string>): string | undefined { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const mode = body.thinking?.type;
+  if (mode !== 'enabled' && mode !== 'adaptive') return undefined;
+  const messages: Record<string, any>[] = Array.isArray(body.messages) ? body.messages : []; // eslint-disable-line @typescript-eslint/no-explicit-any
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant' || !Array.isArray(m.content)) continue;
+    for (let j = 0; j < m.content.length; j++) {
+      const b = m.content[j];
+      if (b.type === 'thinking' && issued.get(b.signature) !== b.thinking) return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
+      if (b.type === 'redacted_thinking' && !issued.has(b.data)) return `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`;
+    }
+  }
+  const lastUser = messages[messages.length - 1];
+  const answersCalls = lastUser?.role === 'user' && Array.isArray(lastUser.content) && lastUser.content.some((b: { type?: string }) => b.type === 'tool_result');
+  const turn = messages[messages.length - 2];
+  if (answersCalls && turn?.role === 'assistant') {
+    const first = Array.isArray(turn.content) ? turn.content[0] : { type: 'text' };
+    if (first?.type !== 'thinking' && first?.type !== 'redacted_thinking') {
+      return `messages.${messages.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`;
+    }
+  }
+  return undefined;
+}

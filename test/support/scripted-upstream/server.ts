@@ -5,7 +5,7 @@ import { agentLoopReply } from './agent-loop.js';
 import { chatRenderer } from './chat.js';
 import { createGeminiRenderer, geminiError } from './gemini.js';
 import { readBody, parseBody } from './http-body.js';
-import { anthropicError, messagesRenderer } from './messages.js';
+import { anthropicError, messagesRenderer, verifyThinking } from './messages.js';
 import { openaiError } from './openai-errors.js';
 import type { ProtocolRenderer } from './protocol.js';
 import { responsesRenderer } from './responses.js';
@@ -103,10 +103,13 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
   const gemini = createGeminiRenderer();
   const RENDERERS: Record<Protocol, ProtocolRenderer> = { messages: messagesRenderer, responses: responsesRenderer, chat: chatRenderer, gemini };
   const models = opts.models ?? ['scripted-model'];
+  /** Messages thinking signatures (and redacted data) handed out, → the text they cover (verifyThinking). */
+  const thinkingIssued = new Map<string, string>();
   const closing = new AbortController();
   // Generation requests being answered now, and the most at once (concurrency limits are checked on it).
   let inFlight = 0;
   let maxInFlight = 0;
+  let aborted = 0;
 
   /** Plays one scripted reply for a generation request. */
   async function play(reply: Reply, rec: ReceivedRequest, res: ServerResponse, signal: AbortSignal): Promise<void> {
@@ -132,6 +135,7 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
         return;
       }
       case 'reply':
+        if (rec.protocol === 'messages') for (const b of reply.blocks) if (b.type === 'reasoning' && b.opaque !== undefined) thinkingIssued.set(b.opaque, b.text);
         if (!rec.stream) return sendJson(res, 200, renderer.json(reply, rec), headers);
         res.writeHead(200, streamHeaders);
         {
@@ -215,6 +219,10 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
       if (refusal) return sendJson(res, refusal.status, refusal.body, renderer.headers());
       if (target.kind === 'count-tokens') return sendJson(res, 200, { totalTokens: estimateInputTokens(body), promptTokensDetails: [{ modality: 'TEXT', tokenCount: estimateInputTokens(body) }] }, renderer.headers());
     }
+    if (opts.verifyThinking && protocol === 'messages' && target.kind === 'generate') {
+      const refused = verifyThinking(bodyObject as Record<string, unknown>, thinkingIssued);
+      if (refused) return sendJson(res, 400, anthropicError({ status: 400, type: 'invalid_request_error', message: refused }), renderer.headers());
+    }
     if (target.kind === 'count-tokens') {
       const input_tokens = estimateInputTokens(body);
       const answer = protocol === 'messages' ? { input_tokens } : { object: 'response.input_tokens', input_tokens };
@@ -225,6 +233,10 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
     const exchange = new AbortController();
     const abort = () => exchange.abort();
     res.on('close', abort);
+    // The gateway hung up before the reply was complete (a client abort it passed on).
+    res.on('close', () => {
+      if (!res.writableFinished) aborted++;
+    });
     closing.signal.addEventListener('abort', abort, { once: true });
     inFlight++;
     if (inFlight > maxInFlight) maxInFlight = inFlight;
@@ -261,6 +273,9 @@ export async function startScriptedUpstream(opts: ScriptedUpstreamOptions = {}):
       return maxInFlight;
     },
     resetMaxInFlight: () => void (maxInFlight = inFlight),
+    get aborted() {
+      return aborted;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         closing.abort(); // wake stalls and delays so their responses can finish or be dropped

@@ -73,6 +73,8 @@ export interface ScriptedUpstream {
   /** The most generation requests answered at once since start (or the last reset). */
   readonly maxInFlight: number;
   resetMaxInFlight(): void;
+  /** Generation exchanges the gateway hung up on before their reply was complete. */
+  readonly aborted: number;
   close(): Promise<void>;
 }
 
@@ -80,4 +82,7 @@ export interface ScriptedUpstreamOptions {
   defaultReply?: (req: ReceivedRequest) => Reply;
   /** Model ids listed by GET /v1/models (default: one scripted model). */
   models?: string[];
+  /** Messages: refuse, as Anthropic does with thinking on, a history whose thinking signature this server
+   * did not issue for that text, or whose tool-use turn lost its thinking block (messages.ts). */
+  verifyThinking?: boolean;
 }

@@ -181,7 +181,7 @@ describe('access service: views', () => {
     ]);
     // Isolation: another key sees its own numbers, not alice's.
     const carolView = await access.usageView(carol);
-    expect(carolView).toEqual({ key: 'carol', team: null, limits: [], spend: [expect.objectContaining({ owner: 'carol', usd: 0, budget_usd: null })] });
+    expect(carolView).toEqual({ key: 'carol', team: null, expires_at: null, limits: [], spend: [expect.objectContaining({ owner: 'carol', usd: 0, budget_usd: null })] });
   });
 
   it('shows admins every key, every team and this month per model', async () => {

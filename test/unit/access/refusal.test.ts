@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { refusalError } from '../../../src/access/refusal.js';
 import { encodeError as encodeMessages } from '../../../src/codecs/anthropic-messages/encode-error.js';
-import { encodeError as encodeResponses } from '../../../src/codecs/openai-responses/encode-error.js';
+import { encodeError as encodeResponses } from '../../../src/codecs/openai-error.js';
 
 describe('refusals', () => {
   it('a limit: 429 rate_limit_error / rate_limit_exceeded with retry-after in whole seconds', () => {

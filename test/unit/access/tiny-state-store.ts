@@ -99,6 +99,18 @@ export class TinyStateStore implements StateStore {
   async deleteDoc(): Promise<boolean> {
     throw new Error('not used by the access tests');
   }
+  async readRecords(): Promise<{ version: number; records: Map<string, string> }> {
+    return { version: 0, records: new Map() };
+  }
+  async recordsVersion(): Promise<number> {
+    return 0;
+  }
+  async writeRecords(): Promise<never> {
+    throw new Error('not used by the access tests');
+  }
+  async readAudit(): Promise<string[]> {
+    return [];
+  }
   async publish(): Promise<void> {}
   subscribe(): () => void {
     return () => {};

@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 const provider = () =>
-  ({ name: 'bench-bedrock', origin: fake.url, basePath: '', apiKeys: [], platform: { kind: 'bedrock', region: 'us-east-1', auth: 'aws' } }) as unknown as ProviderConfig;
+  ({ name: 'bench-bedrock', origin: fake.url, basePath: '', apiKeys: [], timeouts: { connectMs: 10_000 }, platform: { kind: 'bedrock', region: 'us-east-1', auth: 'aws' } }) as unknown as ProviderConfig;
 
 async function send(stream: boolean) {
   const platform = createBedrockPlatform(provider(), { identityProvider: async () => ({ accessKeyId: 'AKIABENCH', secretAccessKey: 'secret' }) });

@@ -57,7 +57,7 @@ describe('where the gateway listens', () => {
     for (const bad of ['abc', '80.5', '-1', '70000', '8080 ']) {
       for (const options of [{ file: loopback }, {}]) {
         expect(() => loadConfig({ ...options, env: { SWITCHYARD_PORT: bad } })).toThrow(ConfigError);
-        expect(() => loadConfig({ ...options, env: { SWITCHYARD_PORT: bad } })).toThrow(`SWITCHYARD_PORT: must be a port number from 0 to 65535 (got "${bad}")`);
+        expect(() => loadConfig({ ...options, env: { SWITCHYARD_PORT: bad } })).toThrow('SWITCHYARD_PORT: must be a port number from 0 to 65535');
       }
     }
   });

@@ -64,6 +64,20 @@ models:
     expect(loadConfig({ file: writeConfig('auth: { open: true }\nserver: { drain_delay_ms: 0 }\nproviders: { d: { protocol: demo } }\nmodels: { m: { provider: d } }'), env: {} }).server.drainDelayMs).toBe(0);
   });
 
+  it('websocket: on by default; a misspelt or mistyped key is refused by name', () => {
+    const load = (yaml: string) => loadConfig({ file: writeConfig('auth: { open: true }\nproviders: {}\nmodels: {}\n' + yaml), env: {} });
+    expect(load('').websocket).toEqual({ enabled: true, connectionLimitMs: 3_600_000, idleTimeoutMs: 900_000, pingIntervalMs: 30_000 });
+    expect(load('websocket: { enabled: false, idle_timeout_ms: 5000, ping_interval_ms: 1000, connection_limit_ms: 60000 }').websocket).toEqual({
+      enabled: false,
+      connectionLimitMs: 60_000,
+      idleTimeoutMs: 5000,
+      pingIntervalMs: 1000,
+    });
+    expect(() => load('websocket: { idle_timeout_ms: 10 }')).toThrow(/websocket\.idle_timeout_ms/);
+    expect(() => load('websocket: { enable: false }')).toThrow("websocket.enable: unknown key; did you mean enabled?");
+    expect(() => load('websocket: { enabled: "no" }')).toThrow("websocket.enabled: must be true or false (got text)");
+  });
+
   it('the embedded default always has demo and switches vendors on with their keys', () => {
     const bare = loadConfig({ env: {} });
     expect([...bare.providers.keys()]).toEqual(['demo']);

@@ -28,4 +28,14 @@ describe('the multi-instance compose example', () => {
     expect(Object.keys(compose.services)).not.toContain('build');
     expect(readFileSync(join(DIR, 'compose.yaml'), 'utf8')).not.toMatch(/npm (ci|install)|npm run build/);
   });
+
+  it('passes every variable the config names; one unset (compose hands it over blank) stops the start-up naming it', () => {
+    const environment = compose['x-gateway'].environment as Record<string, string>;
+    const named = [...readFileSync(join(DIR, 'switchyard.yaml'), 'utf8').matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(0);
+    for (const name of named) expect(environment[name], name).toBe(`\${${name}}`);
+    const blank = { ALICE_KEY: 'sk-alice-example', ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: '' };
+    expect(() => loadConfig({ file: join(DIR, 'switchyard.yaml'), env: blank })).toThrow(/^providers\.openai\.api_key: \$\{OPENAI_API_KEY\} is not set/);
+    expect(config.providers.get('openai')!.apiKeys).toEqual(['o']);
+  });
 });

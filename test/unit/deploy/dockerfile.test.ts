@@ -23,12 +23,24 @@ describe('Dockerfile', () => {
     expect(lines).toContain('ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs20-debian12:nonroot');
     const build = stages.find((s) => / AS build\n/.test(s))!;
     expect(build).toMatch(/RUN npm ci --no-audit --no-fund\n/);
+    // `npm run build` is package.json's build script as it is today: everything it runs is copied in first.
     expect(build).toMatch(/RUN npm run build/);
+    const buildScript = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.build!;
+    for (const file of buildScript.match(/[\w./-]+\.(?:mjs|json)\b/g) ?? []) {
+      expect(build, `the build stage copies ${file} (npm run build reads it)`).toMatch(new RegExp(`^COPY .*\\b${file.replace(/^.*\//, '').replace(/\./g, '\\.')}\\b`, 'm'));
+    }
     const deps = stages.find((s) => / AS prod-deps\n/.test(s))!;
     expect(deps).toMatch(/RUN npm ci --omit=dev/);
     const runtime = stages[stages.length - 1]!;
     const copies = runtime.split('\n').filter((l) => l.startsWith('COPY'));
-    expect(copies).toEqual(['COPY --from=prod-deps /app/node_modules ./node_modules', 'COPY --from=build /src/dist ./dist', 'COPY package.json ./']);
+    expect(copies).toEqual([
+      'COPY --from=prod-deps /app/node_modules ./node_modules',
+      'COPY --from=build /src/dist ./dist',
+      'COPY package.json ./',
+      'COPY examples/container/switchyard.yaml /etc/switchyard/switchyard.yaml',
+    ]);
+    // The config it starts from is the one it copies (a container cannot use the loopback-only embedded default).
+    expect(runtime).toMatch(/SWITCHYARD_CONFIG=\/etc\/switchyard\/switchyard\.yaml/);
   });
 
   it('runs as a non-root user, stops on SIGTERM, checks /livez with node itself, and carries labels', () => {
@@ -49,9 +61,17 @@ describe('Dockerfile', () => {
   it('.dockerignore lets in only what the build reads', () => {
     const ignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
     expect(ignore[0]).toBe('*');
-    expect(ignore.slice(1).sort()).toEqual(['!package-lock.json', '!package.json', '!src/', '!tsconfig.build.json', '!tsconfig.json']);
+    expect(ignore.slice(1).sort()).toEqual([
+      '!examples/container/switchyard.yaml',
+      '!package-lock.json',
+      '!package.json',
+      '!scripts/copy-status-page.mjs',
+      '!src/',
+      '!tsconfig.build.json',
+      '!tsconfig.json',
+    ]);
     // Everything the stages COPY from the context is let in.
-    for (const m of dockerfile.matchAll(/^COPY (?!--from)(.+) \.\/?\S*$/gm)) {
+    for (const m of dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
       for (const f of m[1]!.split(' ')) expect(ignore, f).toContain(`!${f.replace(/\/?$/, f === 'src' ? '/' : '')}`);
     }
   });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ConfigMap, PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +33,7 @@ const MODELS: Record<string, new (data: Obj) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
 };
 
 function render(overlay: string): Obj[] {
@@ -45,13 +47,16 @@ function find(objs: Obj[], kind: string, name: string): Obj {
   return o;
 }
 
+/** What the documented `kubectl create secret generic switchyard-secrets` puts in the pods' environment. */
+const SECRET = { SWITCHYARD_API_KEY: 'sk-test-key', ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o', REDIS_PASSWORD: 'redis-pass' };
+
 /** The ConfigMap's switchyard.yaml through our own loader (secrets as the Secret would give them). */
-function loadMounted(text: string): GatewayConfig {
+function loadMounted(text: string, env: Record<string, string> = SECRET): GatewayConfig {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-k8s-'));
   try {
     const file = join(dir, 'switchyard.yaml');
     writeFileSync(file, text);
-    return loadConfig({ file, env: { SWITCHYARD_API_KEY: 'sk-test-key', ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' } });
+    return loadConfig({ file, env });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -95,18 +100,41 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
         expect(configText).not.toMatch(/sk-[a-z0-9]{8,}/i);
       });
 
+      it('every provider key is required: one missing from the Secret stops the start-up naming it; a vendor not used is deleted, not left keyless', () => {
+        expect(config.providers.get('anthropic')!.apiKeys).toEqual(['a']);
+        expect(config.providers.get('openai')!.apiKeys).toEqual(['o']);
+        // A Secret made with the Anthropic key only: the pod exits with the variable's name (kubectl logs),
+        // never a gateway that sends OpenAI requests without a credential.
+        const { OPENAI_API_KEY: _omitted, ...anthropicOnly } = SECRET;
+        expect(() => loadMounted(configText, anthropicOnly)).toThrow(
+          /^providers\.openai\.api_key: \$\{OPENAI_API_KEY\} is not set, so provider openai would send no credential/,
+        );
+        expect(() => loadMounted(configText, { ...SECRET, ANTHROPIC_API_KEY: '' })).toThrow(/providers\.anthropic\.api_key: \$\{ANTHROPIC_API_KEY\} is not set/);
+        // The edit the file's comment names: the openai provider line and its models line deleted.
+        const edited = configText.split('\n').filter((l) => !/^\s+(openai:|"gpt-\*":)/.test(l)).join('\n');
+        expect(edited).not.toBe(configText);
+        const one = loadMounted(edited, anthropicOnly);
+        expect([...one.providers.keys()]).toEqual(['anthropic']);
+        // No key is optional in the shipped file ("${VAR:-}" would mean "needs no key").
+        expect(configText).not.toContain(':-}');
+      });
+
       it('the checksum annotation is the config file\'s sha256 (a config change rolls the pods)', () => {
         expect(pod.metadata.annotations['checksum/config']).toBe(createHash('sha256').update(configText).digest('hex'));
       });
 
-      it('probes: /livez and /readyz on the port the gateway listens on, scraped there too', () => {
+      it('probes: /livez and /readyz on the port the gateway listens on; /metrics scraped on metrics.port', () => {
         const port = container.ports.find((p: Obj) => p.name === 'http');
         expect(port.containerPort).toBe(config.server.port);
         expect(container.livenessProbe.httpGet).toEqual({ path: '/livez', port: 'http' });
         expect(container.startupProbe.httpGet).toEqual({ path: '/livez', port: 'http' });
         expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
         expect(pod.metadata.annotations['prometheus.io/scrape']).toBe('true');
-        expect(Number(pod.metadata.annotations['prometheus.io/port'])).toBe(config.server.port);
+        // The API port refuses /metrics without an admin key (docs/security.md): its own listener instead.
+        expect(config.metrics.port).toBeGreaterThan(0);
+        expect(config.metrics.host).toBe('0.0.0.0');
+        expect(Number(pod.metadata.annotations['prometheus.io/port'])).toBe(config.metrics.port);
+        expect(container.ports.find((p: Obj) => p.name === 'metrics').containerPort).toBe(config.metrics.port);
         expect(pod.metadata.annotations['prometheus.io/path']).toBe('/metrics');
         const service = find(objs, 'Service', 'switchyard');
         expect(service.spec.ports[0].targetPort).toBe('http');
@@ -143,6 +171,25 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
         expect(container.resources.limits.memory).toBeDefined();
       });
 
+      it('/metrics is in no Service, and only the monitoring namespace may reach its port (docs/security.md)', () => {
+        for (const svc of objs.filter((o) => o.kind === 'Service')) {
+          for (const p of svc.spec.ports) {
+            expect([p.port, p.targetPort], `${svc.metadata.name}`).not.toContain(config.metrics.port);
+            expect(p.targetPort, `${svc.metadata.name}`).not.toBe('metrics');
+          }
+        }
+        const policy = find(objs, 'NetworkPolicy', 'switchyard');
+        expect(matches(policy.spec.podSelector.matchLabels, pod.metadata.labels)).toBe(true);
+        expect(policy.spec.policyTypes).toEqual(['Ingress']);
+        const rules = policy.spec.ingress as Obj[];
+        const onMetrics = rules.filter((r) => r.ports.some((p: Obj) => p.port === 'metrics' || p.port === config.metrics.port));
+        expect(onMetrics).toHaveLength(1);
+        expect(onMetrics[0].from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+        // The API port stays open to callers; no rule opens every port.
+        expect(rules.some((r) => r.from === undefined && r.ports.every((p: Obj) => p.port === 'http'))).toBe(true);
+        expect(rules.every((r) => Array.isArray(r.ports) && r.ports.length > 0)).toBe(true);
+      });
+
       if (overlay === 'single') {
         it('single: one replica, state in memory, no autoscaler', () => {
           expect(deployment.spec.replicas).toBe(1);
@@ -154,7 +201,9 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
           expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
           expect(deployment.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
           expect(config.state.backend).toBe('redis');
-          expect(config.state.url).toBe('redis://redis:6379');
+          // The example Redis by its own name, with the password from the Secret; readiness depends on it.
+          expect(config.state.url).toBe('redis://:redis-pass@switchyard-redis:6379');
+          expect(config.state.required).toBe(true);
           const hpa = find(objs, 'HorizontalPodAutoscaler', 'switchyard');
           expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'switchyard' });
           expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
@@ -164,13 +213,32 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
           expect(matches(pdb.spec.selector.matchLabels, pod.metadata.labels)).toBe(true);
           expect(pdb.spec.maxUnavailable).toBe(1);
           // The example Redis: a Service named as in the config's URL, append-only on a claimed volume.
-          const redisService = find(objs, 'Service', 'redis');
+          const redisService = find(objs, 'Service', 'switchyard-redis');
           const redis = find(objs, 'Deployment', 'switchyard-redis');
           expect(matches(redisService.spec.selector, redis.spec.template.metadata.labels)).toBe(true);
           expect(matches(redisService.spec.selector, pod.metadata.labels)).toBe(false);
           expect(redis.spec.template.spec.containers[0].args).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']));
           const claim = redis.spec.template.spec.volumes.find((v: Obj) => v.persistentVolumeClaim).persistentVolumeClaim.claimName;
           find(objs, 'PersistentVolumeClaim', claim);
+        });
+
+        it('redis: a password from the Secret (never in a manifest), reachable from the gateway pods only, labelled as the gateway\'s', () => {
+          const redis = find(objs, 'Deployment', 'switchyard-redis');
+          const c = redis.spec.template.spec.containers[0];
+          const args: string[] = c.args;
+          expect(args[args.indexOf('--requirepass') + 1]).toBe('$(REDIS_PASSWORD)');
+          for (const name of ['REDIS_PASSWORD', 'REDISCLI_AUTH']) {
+            expect(c.env.find((e: Obj) => e.name === name).valueFrom.secretKeyRef).toEqual({ name: 'switchyard-secrets', key: 'REDIS_PASSWORD' });
+          }
+          expect(c.readinessProbe.exec.command).toEqual(['redis-cli', 'ping']);
+          const policy = find(objs, 'NetworkPolicy', 'switchyard-redis');
+          expect(matches(policy.spec.podSelector.matchLabels, redis.spec.template.metadata.labels)).toBe(true);
+          expect(matches(policy.spec.podSelector.matchLabels, pod.metadata.labels)).toBe(false);
+          expect(policy.spec.ingress).toHaveLength(1);
+          const [from] = policy.spec.ingress[0].from;
+          expect(matches(from.podSelector.matchLabels, pod.metadata.labels)).toBe(true);
+          expect(policy.spec.ingress[0].ports).toEqual([{ port: 'redis', protocol: 'TCP' }]);
+          for (const o of objs.filter((x) => /redis/.test(x.metadata.name))) expect(o.metadata.labels?.['app.kubernetes.io/name'], o.metadata.name).toBe('switchyard');
         });
       }
     });

@@ -31,10 +31,10 @@ describe('InFlight: the requests a drain waits for and cuts', () => {
     a.gen = gen();
     f.enter('responses', res()); // still in its preamble: no Generation yet
     f.enter('responses', res(true)); // past its last byte: left to finish
-    expect(f.cut()).toEqual({ messages: 1, responses: 1 });
+    expect(f.cut()).toEqual({ messages: 1, responses: 1, chat: 0, gemini: 0 });
     expect(a.gen.shutdownCut).toBe(true);
     expect(aborted).toEqual(['shutdown']);
-    expect(f.cut()).toEqual({ messages: 0, responses: 0 });
+    expect(f.cut()).toEqual({ messages: 0, responses: 0, chat: 0, gemini: 0 });
   });
 
   it('idle resolves once the last entry leaves, or false at its bound', async () => {

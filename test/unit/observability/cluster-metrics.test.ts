@@ -51,7 +51,7 @@ describe('cluster metrics aggregation (node:cluster + AggregatorRegistry)', () =
     expect(primary.contentType).toMatch(/^text\/plain/);
     const text = await primary.metricsText();
     expect(text).toContain(
-      'switchyard_requests_total{front_door="messages",model="fast",provider="none",upstream_protocol="none",lane="none",status_class="2xx",error_type="none"} 7',
+      'switchyard_requests_total{front_door="messages",model="fast",provider="none",upstream_protocol="none",lane="none",status_class="2xx",error_type="none",transport="http"} 7',
     );
     expect(text).toContain('switchyard_in_flight_requests{front_door="messages"} 2');
     expect(text).toContain('switchyard_stream_event_gap_seconds_count{front_door="messages",provider="none"} 7');

@@ -77,6 +77,10 @@ function scenario(): Observability {
   obs.recordBudgetSpend('key', 'ci', 1.5);
   obs.recordStateError('admit');
   obs.recordStateError('bogus');
+  const refusal = { status: 401, method: 'POST', path: '/v1/messages', remoteAddress: '127.0.0.1' };
+  obs.recordAuthFailure({ ...refusal, reason: 'invalid_key' });
+  obs.recordAuthFailure({ ...refusal, reason: 'invalid_key' });
+  obs.recordAuthFailure({ ...refusal, reason: 'forbidden', status: 403 });
   return obs;
 }
 
@@ -92,7 +96,7 @@ describe('/metrics text', () => {
     const b = scenario().registry!;
     const merged = AggregatorRegistry.aggregate([await a.getMetricsAsJSON(), await b.getMetricsAsJSON()]);
     const text = await merged.metrics();
-    expect(text).toContain('switchyard_requests_total{front_door="messages",model="fast",provider="anthropic",upstream_protocol="messages",lane="passthrough",status_class="2xx",error_type="none"} 6');
+    expect(text).toContain('switchyard_requests_total{front_door="messages",model="fast",provider="anthropic",upstream_protocol="messages",lane="passthrough",status_class="2xx",error_type="none",transport="http"} 6');
     expect(text).toContain('switchyard_in_flight_requests{front_door="messages"} 2');
     expect(text).toContain('switchyard_in_flight_requests{front_door="responses"} 2');
     expect(text).toContain('switchyard_routing_seconds_count 20');

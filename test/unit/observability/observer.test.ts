@@ -62,6 +62,7 @@ describe('Observability metrics from a filled RequestRecord', () => {
       lane: 'translation',
       status_class: '2xx',
       error_type: 'none',
+      transport: 'http',
     });
     expect(requests[0]!.value).toBe(1);
 
@@ -112,7 +113,7 @@ describe('Observability metrics from a filled RequestRecord', () => {
 
     const requests = await samples(obs, 'switchyard_requests_total');
     expect(requests.map((s) => s.labels)).toEqual([
-      { front_door: 'responses', model: 'other', provider: 'none', upstream_protocol: 'none', lane: 'none', status_class: '4xx', error_type: 'invalid_request' },
+      { front_door: 'responses', model: 'other', provider: 'none', upstream_protocol: 'none', lane: 'none', status_class: '4xx', error_type: 'invalid_request', transport: 'http' },
     ]);
     expect((await histogram(obs, 'switchyard_routing_seconds'))?.count).toBe(0);
     expect(await samples(obs, 'switchyard_upstream_duration_seconds')).toEqual([]);

@@ -52,7 +52,11 @@ describe('Vertex AI: Google error shapes', () => {
 
   it('maps google.rpc status names onto our kinds', () => {
     expect(decode(429, { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } }, { 'retry-after': '3' })).toMatchObject({ kind: 'rate_limit', retryAfter: '3', upstreamStatus: 429, message: 'Vertex AI: Quota exceeded' });
-    expect(decode(403, { error: { code: 403, message: "Permission 'aiplatform.endpoints.predict' denied", status: 'PERMISSION_DENIED' } })).toMatchObject({ kind: 'bad_gateway', upstreamStatus: 403 });
+    const denied = decode(403, { error: { code: 403, message: "Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/acme-prod-ml-7731/locations/us-east5'", status: 'PERMISSION_DENIED' } })!;
+    expect(denied).toMatchObject({ kind: 'bad_gateway', upstreamStatus: 403, message: "upstream vx: Vertex AI refused the deployment's Google credentials (PERMISSION_DENIED)" });
+    // Google's text (project, resource path) is the cause, for the log; never the caller's message.
+    expect((denied.cause as Error).message).toMatch(/^Vertex AI: Permission .*projects\/acme-prod-ml-7731/);
+    expect(decode(403, { error: { code: 403, message: 'denied' } })!.message).toBe("upstream vx: Vertex AI refused the deployment's Google credentials (HTTP 403)");
     expect(decode(401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } })!.message).toMatch(/^upstream vx: Vertex AI refused the deployment's Google credentials \(UNAUTHENTICATED\)/);
     expect(decode(404, { error: { code: 404, message: 'Publisher Model not found.', status: 'NOT_FOUND' } })!.kind).toBe('not_found');
     expect(decode(400, { error: { code: 400, message: 'bad', status: 'INVALID_ARGUMENT' } })!.kind).toBe('invalid_request');

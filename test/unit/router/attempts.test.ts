@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/config/load-config.js';
 import { GatewayError, type GatewayErrorKind } from '../../../src/errors.js';
-import { runAttempts, retryable, type AttemptHooks, type AttemptStart } from '../../../src/router/attempts.js';
+import { runAttempts, retryable, type AttemptFailure, type AttemptHooks, type AttemptStart } from '../../../src/router/attempts.js';
 import { DeploymentHealth } from '../../../src/router/deployment-health.js';
 import { ModelTable, type RouteTarget } from '../../../src/router/model-table.js';
 
@@ -31,6 +31,9 @@ function setup(script: Script, opts: { committedAfterFailure?: boolean } = {}) {
   const targets = table.resolve('two')!.targets;
   const starts: AttemptStart[] = [];
   const ends: string[] = [];
+  /** The router's story: `model#attempt kind → next (why)` per failed attempt, `model#attempt skipped`. */
+  const story: string[] = [];
+  const failures: AttemptFailure[] = [];
   const abort = new AbortController();
   let committed = false;
   let n = 0;
@@ -39,6 +42,11 @@ function setup(script: Script, opts: { committedAfterFailure?: boolean } = {}) {
     committed: () => committed,
     onAttemptStart: (s) => starts.push(s),
     onAttemptEnd: (t, outcome) => ends.push(`${t.model}:${outcome}`),
+    onAttemptFailed: (f) => {
+      failures.push(f);
+      story.push(`${f.target.model}#${f.attempt} ${f.error.kind} → ${f.next} (${f.why})`);
+    },
+    onDeploymentSkipped: (t, attempt) => story.push(`${t.model}#${attempt} skipped`),
     async runAttempt(target) {
       const out = script(target, ++n);
       if (out instanceof GatewayError) {
@@ -48,7 +56,7 @@ function setup(script: Script, opts: { committedAfterFailure?: boolean } = {}) {
       return out;
     },
   };
-  return { health, targets, starts, ends, hooks, abort, run: () => runAttempts(targets, health, hooks) };
+  return { health, targets, starts, ends, story, failures, hooks, abort, run: () => runAttempts(targets, health, hooks) };
 }
 
 const err = (kind: GatewayErrorKind, status?: number) => new GatewayError(kind, kind, { upstreamStatus: status });
@@ -138,6 +146,50 @@ describe('runAttempts', () => {
   it('throws the last error when every attempt failed', async () => {
     const t = setup((target) => (target.model === 'first' ? err('overloaded', 503) : err('timeout', 504)));
     await expect(t.run()).rejects.toMatchObject({ kind: 'timeout' });
+  });
+});
+
+describe('runAttempts: why the router moved on (the operator\'s log)', () => {
+  it('a transient failure is a retry with its wait; spent retries a fallback; the last deployment gives up', async () => {
+    const t = setup(() => err('overloaded', 503));
+    await expect(t.run()).rejects.toMatchObject({ kind: 'overloaded' });
+    expect(t.story).toEqual([
+      'first#1 overloaded → retry (transient)',
+      'first#2 overloaded → retry (transient)',
+      'first#3 overloaded → fallback (retries_exhausted)',
+      'second#1 overloaded → give_up (retries_exhausted)',
+    ]);
+    // The wait announced is the backoff drawn for that retry (1–2 ms here).
+    for (const f of t.failures.filter((x) => x.next === 'retry')) expect(f.waitMs).toBeGreaterThanOrEqual(1);
+    expect(t.failures.filter((x) => x.next !== 'retry').every((f) => f.waitMs === undefined)).toBe(true);
+  });
+
+  it('credentials refused: straight to the next deployment; a bad request: no further attempt', async () => {
+    const refused = setup((target) => (target.model === 'first' ? err('bad_gateway', 401) : undefined));
+    await refused.run();
+    expect(refused.story).toEqual(['first#1 bad_gateway → fallback (credentials_refused)']);
+
+    const bad = setup(() => err('invalid_request', 400));
+    await expect(bad.run()).rejects.toMatchObject({ kind: 'invalid_request' });
+    expect(bad.story).toEqual(['first#1 invalid_request → give_up (not_retryable)']);
+  });
+
+  it('a failure after the first byte gives up (stream_started); a retry that would overrun the budget falls back', async () => {
+    const committed = setup(() => err('overloaded', 503), { committedAfterFailure: true });
+    await expect(committed.run()).rejects.toBeInstanceOf(GatewayError);
+    expect(committed.story).toEqual(['first#1 overloaded → give_up (stream_started)']);
+
+    // The upstream asks for 10 s; the budget is 5 s: no retry, the next deployment.
+    const slow = setup((target) => (target.model === 'first' ? new GatewayError('rate_limit', 'slow down', { upstreamStatus: 429, retryAfter: '10' }) : undefined));
+    await slow.run();
+    expect(slow.story).toEqual(['first#1 rate_limit → fallback (retry_budget_spent)']);
+  });
+
+  it('an open circuit with a later deployment available is a skip in the story', async () => {
+    const t = setup(() => undefined);
+    for (let i = 0; i < 3; i++) t.health.failure('a/first', t.targets[0]!.provider.cooldown);
+    await t.run();
+    expect(t.story).toEqual(['first#1 skipped']);
   });
 });
 

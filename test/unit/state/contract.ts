@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bucketMs } from '../../../src/state/admission-logic.js';
 import type { StoreOptions } from '../../../src/state/options.js';
-import type { AdmissionCheck, StateStore } from '../../../src/state/types.js';
+import { AUDIT_KEEP, type AdmissionCheck, type StateStore } from '../../../src/state/types.js';
 
 export interface ContractTarget {
   /** A fresh, empty store (its own directory / key prefix). */
@@ -341,6 +341,37 @@ export function stateStoreContract(target: ContractTarget): void {
       for (let i = 0; i < 3; i++) await s.inspect([win('i', 1), { kind: 'concurrency', key: 'ic', limit: 1, leaseMs: 1000 }]);
       expect((await s.admit([win('i', 1), { kind: 'concurrency', key: 'ic', limit: 1, leaseMs: 1000 }])).ok).toBe(true);
     });
+  });
+
+  describe('records', () => {
+    it('writes land whole or not at all, bump the version once, and keep the audit newest first', async () => {
+      const s = await make();
+      expect(await s.recordsVersion()).toBe(0);
+      expect(await s.writeRecords([{ id: 'key:a', value: 'A1', expect: null }, { id: 'team:t', value: 'T1' }], 'audit-1')).toEqual({ ok: true, version: 1 });
+      // A create of an existing id fails, and the other write of the call does not land either.
+      expect(await s.writeRecords([{ id: 'team:u', value: 'U1' }, { id: 'key:a', value: 'A2', expect: null }], 'audit-x')).toEqual({ ok: false, failed: 1, current: 'A1' });
+      // An update of a value that moved meanwhile fails.
+      expect(await s.writeRecords([{ id: 'key:a', value: 'A2', expect: 'stale' }], 'audit-y')).toEqual({ ok: false, failed: 0, current: 'A1' });
+      expect(await s.writeRecords([{ id: 'key:a', value: 'A2', expect: 'A1' }], 'audit-2')).toEqual({ ok: true, version: 2 });
+      const snap = await s.readRecords();
+      expect(snap.version).toBe(2);
+      expect([...snap.records.entries()].sort()).toEqual([['key:a', 'A2'], ['team:t', 'T1']]);
+      expect(await s.writeRecords([{ id: 'key:a', value: null, expect: 'A2' }], 'audit-3')).toEqual({ ok: true, version: 3 });
+      expect(await s.writeRecords([{ id: 'key:a', value: null, expect: 'A2' }], 'audit-4')).toEqual({ ok: false, failed: 0, current: null });
+      expect([...(await s.readRecords()).records.keys()]).toEqual(['team:t']);
+      expect(await s.recordsVersion()).toBe(3);
+      expect(await s.readAudit(2)).toEqual(['audit-3', 'audit-2']);
+      expect(await s.readAudit(10)).toEqual(['audit-3', 'audit-2', 'audit-1']);
+    });
+
+    it('keeps only the newest audit entries', async () => {
+      const s = await make();
+      for (let i = 0; i < AUDIT_KEEP + 5; i++) await s.writeRecords([{ id: 'x', value: String(i) }], `e${i}`);
+      const all = await s.readAudit(AUDIT_KEEP + 100);
+      expect(all.length).toBe(AUDIT_KEEP);
+      expect(all[0]).toBe(`e${AUDIT_KEEP + 4}`);
+      expect(all.at(-1)).toBe('e5');
+    }, 60_000);
   });
 
   describe('broadcast', () => {

@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InstanceRegistry } from '../../../src/state/instance-registry.js';
 import { MemoryStateStore } from '../../../src/state/memory-store.js';
-import { isLoopbackHost, localBackendNotice, localBackendWarning, sharedNotice } from '../../../src/state/sharing-notice.js';
+import { resolveConfig } from '../../../src/config/load-config.js';
+import { isLoopbackHost, localBackendNotice, localBackendWarning, memoryClaimsNotice, sharedNotice } from '../../../src/state/sharing-notice.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const started: InstanceRegistry[] = [];
@@ -66,5 +67,24 @@ describe('instance registry', () => {
     expect(localBackendWarning('memory', '127.0.0.1')).toBeUndefined();
     expect(localBackendWarning('redis', '0.0.0.0')).toBeUndefined();
     expect(sharedNotice(3)).toMatch(/^3 gateway instances share this Redis: .*rate limits.*cluster-wide/);
+  });
+
+  it('on memory, says that id claims die with the process: a warning when several keys share a Responses upstream', () => {
+    const config = (backend: string, keys: number, protocol: string) =>
+      resolveConfig(
+        {
+          auth: { keys: Array.from({ length: keys }, (_, i) => ({ name: `k${i}`, key: `sk-claims-notice-${i}` })) },
+          state: { backend, ...(backend === 'file' ? { path: '/nonexistent/never-opened' } : {}) },
+          providers: { up: { protocol, base_url: protocol === 'messages' ? 'https://upstream.example' : 'https://upstream.example/v1', api_key: 'u' } },
+          models: { m: { provider: 'up', model: 'x' } },
+        },
+        'test',
+      );
+    const exposed = memoryClaimsNotice(config('memory', 2, 'responses'));
+    expect(exposed?.level).toBe('warn');
+    expect(exposed?.text).toMatch(/memory .*in this process only: a restart forgets them.*forwarded to an OpenAI Responses upstream.*another key's OpenAI response.*file or redis/);
+    expect(memoryClaimsNotice(config('memory', 1, 'responses'))).toEqual({ level: 'info', text: exposed!.text });
+    expect(memoryClaimsNotice(config('memory', 2, 'messages'))?.level).toBe('info');
+    expect(memoryClaimsNotice(config('file', 2, 'responses'))).toBeUndefined();
   });
 });

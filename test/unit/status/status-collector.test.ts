@@ -3,10 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { RequestRecord } from '../../../src/observability/request-record.js';
 import { RECENT_REQUESTS } from '../../../src/status/recent-requests.js';
-import { StatusCollector } from '../../../src/status/status-collector.js';
+import { MAX_WILDCARD_DEPLOYMENTS, StatusCollector } from '../../../src/status/status-collector.js';
 import { mergeParts, type StatusPart } from '../../../src/status/status-part.js';
 import { deploymentsJson, routesJson, trafficJson } from '../../../src/status/status-view.js';
 import { resolveConfig } from '../../../src/config/load-config.js';
+
+/** The running config's deployments, as StatusService tells the collector. */
+const CONFIGURED = new Set(['bad/m', 'good/m']);
+const isConfigured = (id: string) => CONFIGURED.has(id);
 
 const health = { state: (id: string) => (id === 'bad/m' ? ('open' as const) : ('closed' as const)), inFlight: () => 0 };
 
@@ -57,7 +61,7 @@ const config = resolveConfig(
 describe('status collector', () => {
   it('counts attempts, failures and 429s per deployment, and latency percentiles of its successful requests', () => {
     let now = 1_000_000_000;
-    const c = new StatusCollector(() => now);
+    const c = new StatusCollector(() => now, isConfigured);
     for (let i = 0; i < 10; i++) {
       c.attemptEnded('bad/m', i < 3 ? 'rate_limit' : 'api_error');
       c.attemptEnded('good/m', 'success');
@@ -119,8 +123,8 @@ describe('status collector', () => {
 
   it('merges workers: sums counts and histograms, keeps the most open circuit and the newest requests', () => {
     const now = 3_000_000_000;
-    const c1 = new StatusCollector(() => now);
-    const c2 = new StatusCollector(() => now);
+    const c1 = new StatusCollector(() => now, isConfigured);
+    const c2 = new StatusCollector(() => now, isConfigured);
     c1.attemptEnded('good/m', 'success');
     c2.attemptEnded('good/m', 'api_error');
     c2.attemptEnded('other/x', 'success');
@@ -147,10 +151,65 @@ describe('status collector', () => {
         wildcard: false,
         strategy: 'fallback',
         targets: [
-          { provider: 'bad', protocol: 'chat', model: 'm', weight: 1, deployment: 'bad/m', lanes: { messages: 'translation', responses: 'translation' } },
-          { provider: 'good', protocol: 'messages', model: 'm', weight: 1, deployment: 'good/m', lanes: { messages: 'passthrough', responses: 'translation' } },
+          { provider: 'bad', protocol: 'chat', model: 'm', weight: 1, deployment: 'bad/m', lanes: { messages: 'translation', responses: 'translation', chat: 'passthrough', gemini: 'translation' } },
+          { provider: 'good', protocol: 'messages', model: 'm', weight: 1, deployment: 'good/m', lanes: { messages: 'passthrough', responses: 'translation', chat: 'translation', gemini: 'translation' } },
         ],
       },
     ]);
+  });
+});
+
+describe('caller-chosen wildcard names (review R7)', () => {
+  it('200 made-up names that fail fold into one (other) row per provider; a configured deployment used after keeps its own windows', () => {
+    const now = 4_000_000_000;
+    const c = new StatusCollector(() => now, isConfigured);
+    for (let i = 1; i <= 200; i++) {
+      c.attemptEnded(`good/demo-x${String(i).padStart(3, '0')}`, 'not_found');
+      finished(c, 'messages', { provider: 'good', model: `demo-x${i}`, error: 'not_found', ms: 5 });
+    }
+    for (let i = 0; i < 5; i++) {
+      c.attemptEnded('bad/m', 'success');
+      finished(c, 'messages', { provider: 'bad', model: 'm', ms: 50 });
+    }
+    const view = deploymentsJson(part(c, ['bad/m', 'good/m']), config);
+    expect(view.map((d) => d.deployment)).toEqual(['bad/m', 'good/m', 'good/(other)']);
+    expect(view.find((d) => d.deployment === 'bad/m')!.windows['1m']).toMatchObject({ requests: 5, errors: 0 });
+    expect(view.find((d) => d.deployment === 'bad/m')!.windows['1m'].p50_ms).toBeGreaterThan(40);
+    const other = view.find((d) => d.deployment === 'good/(other)')!;
+    expect(other).toMatchObject({ provider: 'good', model: '(other)', other: true, circuit: 'closed', in_flight: 0 });
+    expect(other.windows['1m']).toMatchObject({ requests: 200, errors: 200 });
+    expect(c.untracked).toBe(200);
+  });
+
+  it('names that succeed get their own rows up to the bound, the rest count in (other); configured ones are never crowded out', () => {
+    const now = 5_000_000_000;
+    const c = new StatusCollector(() => now, isConfigured);
+    for (let i = 0; i < MAX_WILDCARD_DEPLOYMENTS + 100; i++) {
+      c.attemptEnded(`good/wild-${i}`, 'success');
+      finished(c, 'responses', { provider: 'good', model: `wild-${i}`, ms: 10 });
+    }
+    c.attemptEnded('good/m', 'api_error');
+    c.attemptEnded('good/m', 'success');
+    finished(c, 'messages', { provider: 'good', model: 'm', ms: 30 });
+    const parts = part(c, ['bad/m', 'good/m']).deployments;
+    expect(parts.filter((d) => d.model.startsWith('wild-'))).toHaveLength(MAX_WILDCARD_DEPLOYMENTS);
+    expect(parts).toHaveLength(2 + MAX_WILDCARD_DEPLOYMENTS + 1);
+    const view = deploymentsJson(part(c, ['bad/m', 'good/m']), config);
+    expect(view.find((d) => d.deployment === 'good/(other)')!.windows['1m'].requests).toBe(100);
+    expect(view.find((d) => d.deployment === 'good/m')!.windows['1m']).toMatchObject({ requests: 2, errors: 1 });
+    // A caller's model literally named "(other)" cannot take the aggregate's place.
+    c.attemptEnded('bad/(other)', 'success');
+    expect(part(c, ['bad/m', 'good/m']).deployments.filter((d) => d.id === 'bad/(other)')).toEqual([expect.objectContaining({ aggregate: true })]);
+  });
+
+  it('the aggregate rows merge across workers like any other', () => {
+    const now = 6_000_000_000;
+    const c1 = new StatusCollector(() => now, isConfigured);
+    const c2 = new StatusCollector(() => now, isConfigured);
+    c1.attemptEnded('good/nope-1', 'not_found');
+    c2.attemptEnded('good/nope-2', 'not_found');
+    const merged = deploymentsJson(mergeParts([part(c1, ['good/m']), part(c2, ['good/m'])]), config);
+    expect(merged.find((d) => d.deployment === 'good/(other)')!.windows['1m'].requests).toBe(2);
+    expect(mergeParts([part(c1), part(c2)]).untrackedDeployments).toBe(2);
   });
 });

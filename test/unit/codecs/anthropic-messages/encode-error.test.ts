@@ -11,6 +11,7 @@ const TYPES: Record<GatewayErrorKind, [number, string, boolean]> = {
   not_found: [404, 'not_found_error', false],
   conflict: [409, 'conflict_error', true],
   request_too_large: [413, 'request_too_large', false],
+  upgrade_required: [426, 'invalid_request_error', false],
   rate_limit: [429, 'rate_limit_error', true],
   api_error: [500, 'api_error', true],
   bad_gateway: [502, 'api_error', true],

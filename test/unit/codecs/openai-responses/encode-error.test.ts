@@ -18,6 +18,7 @@ describe('encodeError: the OpenAI error envelope (responses.md §10, mapping.md 
     ['not_found', 404, 'invalid_request_error', 'not_found'],
     ['conflict', 409, 'invalid_request_error', 'conflict'],
     ['request_too_large', 413, 'invalid_request_error', 'request_too_large'],
+    ['upgrade_required', 426, 'invalid_request_error', 'upgrade_required'],
     ['rate_limit', 429, 'requests', 'rate_limit_exceeded'],
     ['api_error', 500, 'server_error', 'server_error'],
     ['bad_gateway', 502, 'server_error', 'server_error'],
