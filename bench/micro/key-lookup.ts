@@ -27,7 +27,8 @@ const config = { authKeys, auth };
 async function loaded(count: number): Promise<{ runtime: RuntimeKeys; keys: SeededKey[] }> {
   const store = new MemoryStateStore();
   const keys = await seedRuntimeKeys(store, { count, fields: () => ({ limits }) });
-  const runtime = new RuntimeKeys(store);
+  // No staleness bound: the timed loops hold the event loop for seconds, so no poll could land.
+  const runtime = new RuntimeKeys(store, { maxStalenessMs: Infinity });
   await runtime.start();
   runtime.stop();
   return { runtime, keys };
