@@ -5,6 +5,9 @@
 // /v1/responses through the official SDK and its limits used and spend show up in the console;
 // disable, enable, rotate and revoke take effect on the very next request; caller-chosen text (a
 // hostile name, hostile metadata) renders as text; the page's Content-Security-Policy is intact.
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +15,7 @@ import { PAGE_HEADERS } from '../../../src/status/page-files.js';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
 import { requireTool, requireTools } from '../../support/required-tools.js';
 
+const ARTIFACTS = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../..'), '.tmp', 'artifacts');
 requireTools('chromium');
 const CHROMIUM = requireTool('chromium');
 const KEYS = { admin: 'k-admin-console-6d1f0a', caller: 'k-caller-console-2b9e44' };
@@ -389,7 +393,10 @@ describe('the keys console on a public status page (status.public: true)', () =>
         }
         return out;
       })()`);
-      expect(problems, `at ${width} px`).toEqual([]);
+      // For a person to look at: the console as laid out (not compared).
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await tab.locator('#console').screenshot({ path: join(ARTIFACTS, `keys-console-${width}.png`) });
+      expect(problems, `at ${width} px: ${JSON.stringify(problems)}`).toEqual([]);
     }
     await tab.setViewportSize({ width: 1440, height: 1000 });
     expect(errors.every((e) => /40[13]/.test(e)), errors.join('\n')).toBe(true);
