@@ -326,6 +326,11 @@ describe('the keys console on a public status page (status.public: true)', () =>
     expect(await tab.locator('#console-login').isHidden()).toBe(true);
     expect(await tab.locator('#routes tr[data-alias="demo"]').count()).toBe(1);
     expect(await hiddenButShown(tab)).toEqual([]);
+    // A reload keeps the key for this tab: the same view again, never the login.
+    await tab.reload();
+    await tab.locator('#console-body').waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await tab.locator('#dashboard').isVisible()).toBe(true);
+    expect(await tab.locator('#login').isHidden()).toBe(true);
     // Creating a key from here works with the key the console signed in with.
     expect((await admin('POST', 'teams', { name: 'pub-team', budget: { usd: 40, period: 'month' } })).status).toBe(201);
     await tab.locator('#rt-teams tr[data-name="pub-team"]').waitFor({ timeout: 15_000 });
