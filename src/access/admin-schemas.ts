@@ -3,6 +3,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { describeSchemaErrors, pointerToKey } from '../config/schema-errors.js';
+import { Budget, Limits } from '../config/schema.js';
 
 /** Key and team names: what fits a metric label, a log line and a URL path segment unescaped. */
 export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$';
@@ -12,21 +13,6 @@ export const MAX_METADATA_BYTES = 4096;
 export const MAX_GRACE_S = 30 * 86_400;
 
 const Name = Type.String({ pattern: NAME_PATTERN });
-const Limits = Type.Object(
-  {
-    rpm: Type.Optional(Type.Integer({ minimum: 1 })),
-    tpm: Type.Optional(Type.Integer({ minimum: 1 })),
-    concurrency: Type.Optional(Type.Integer({ minimum: 1 })),
-  },
-  { additionalProperties: false },
-);
-const Budget = Type.Object(
-  {
-    usd: Type.Number({ exclusiveMinimum: 0 }),
-    period: Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month'), Type.Literal('total')]),
-  },
-  { additionalProperties: false },
-);
 const Models = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 256 });
 const Metadata = Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]), { maxProperties: 64 });
 const Instant = Type.String({ minLength: 1, maxLength: 40 });

@@ -56,22 +56,7 @@ export class KeyAdmin {
     if (clash) throw invalid('name', `name: "${body.name}" is already ${clash}`, 'duplicate_name');
     this.checkPolicy(config, body);
     const secret = newSecret();
-    const at = this.iso();
-    const record: KeyRecord = {
-      name: body.name,
-      ...(body.team !== undefined ? { team: body.team } : {}),
-      ...(body.models !== undefined ? { models: body.models } : {}),
-      ...(body.limits !== undefined ? { limits: body.limits } : {}),
-      ...(body.budget !== undefined ? { budget: body.budget } : {}),
-      ...(body.expires_at !== undefined ? { expires_at: new Date(Date.parse(body.expires_at)).toISOString() } : {}),
-      ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
-      disabled: false,
-      prefix: publicPrefix(secret),
-      sha256: secretDigest(secret),
-      created_at: at,
-      updated_at: at,
-      created_by: admin,
-    };
+    const record = newKeyRecord(body, secret, admin, this.iso());
     const result = await this.write(keyId(record.name), JSON.stringify(record), null, { admin, action: 'key.create', target: record.name, changed: Object.keys(body) });
     if (!result) throw invalid('name', `name: a key named "${body.name}" already exists`, 'duplicate_name');
     return { ...publicKeyView(record), key: secret };
@@ -255,6 +240,26 @@ export class KeyAdmin {
       if (!known) throw invalid(`models.${i}`, `models.${i}: "${entry}" ${glob ? 'matches no configured model' : 'is not a configured model'} (configured: ${names.slice(0, 20).join(', ')})`);
     });
   }
+}
+
+/** A new key's record as stored: the body's fields, the secret's prefix and digest (never the secret).
+ * Exported for tools that write many records at once (the runtime-keys bench seeds 10,000 this way). */
+export function newKeyRecord(body: KeyCreateBody, secret: string, admin: string, at: string): KeyRecord {
+  return {
+    name: body.name,
+    ...(body.team !== undefined ? { team: body.team } : {}),
+    ...(body.models !== undefined ? { models: body.models } : {}),
+    ...(body.limits !== undefined ? { limits: body.limits } : {}),
+    ...(body.budget !== undefined ? { budget: body.budget } : {}),
+    ...(body.expires_at !== undefined ? { expires_at: new Date(Date.parse(body.expires_at)).toISOString() } : {}),
+    ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+    disabled: false,
+    prefix: publicPrefix(secret),
+    sha256: secretDigest(secret),
+    created_at: at,
+    updated_at: at,
+    created_by: admin,
+  };
 }
 
 function globMatch(glob: string, name: string): boolean {

@@ -3,8 +3,10 @@
 // and one map lookup however many keys exist (no comparison against every digest).
 //
 // Propagation: every `pollMs` (250 ms) the process reads the records' version (one small read); when
-// it moved, it reads the records again. A change made anywhere is therefore in force everywhere within
-// about pollMs plus one read. Staleness: when the store has not answered a poll for `maxStalenessMs`
+// it moved, it reads the records that changed since its copy's version (the store keeps the ids of its
+// last writes), or all of them when the store cannot say (a copy too old, a store reset). A change made
+// anywhere is therefore in force everywhere within about pollMs plus one read, and costs each process
+// the changed records, not a re-read of 10,000. Staleness: when the store has not answered a poll for `maxStalenessMs`
 // (default 5 s), runtime keys are refused (503) rather than served from a copy that may still hold a
 // revoked key; config keys are not affected. So a revoked key is never admitted beyond that bound.
 import type { AuthConfig } from '../config/types.js';
@@ -39,15 +41,13 @@ export type RuntimeLookup =
   /** The store has not been read within the staleness bound: nothing can be said. */
   | { ok: false; reason: 'stale' };
 
-const EMPTY: ParsedRecords = { keys: new Map(), teams: new Map() };
-
 export class RuntimeKeys {
   private readonly pollMs: number;
   readonly maxStalenessMs: number;
   private readonly now: () => number;
   private version = -1;
-  private records: ParsedRecords = EMPTY;
-  private raw: ReadonlyMap<string, string> = new Map();
+  private records: ParsedRecords = { keys: new Map(), teams: new Map() };
+  private raw = new Map<string, string>();
   private byDigest = new Map<string, DigestEntry>();
   /** When the last successful poll started (so the bound counts from what the store said then). */
   private freshAt = -Infinity;
@@ -97,8 +97,12 @@ export class RuntimeKeys {
     try {
       const version = await this.store.recordsVersion();
       if (version !== this.version) {
-        const snap = await this.store.readRecords();
-        this.load(snap.version, snap.records);
+        const delta = this.version >= 0 ? await this.store.readRecordChanges(this.version) : undefined;
+        if (delta !== undefined) this.apply(delta.version, delta.changes);
+        else {
+          const snap = await this.store.readRecords();
+          this.load(snap.version, snap.records);
+        }
       }
       this.freshAt = startedAt;
     } catch (err) {
@@ -106,18 +110,46 @@ export class RuntimeKeys {
     }
   }
 
-  private load(version: number, raw: ReadonlyMap<string, string>): void {
+  private load(version: number, raw: Map<string, string>): void {
     const records = parseRecords(raw, this.options.onBadRecord);
     const byDigest = new Map<string, DigestEntry>();
-    for (const r of records.keys.values()) {
-      byDigest.set(r.sha256, { name: r.name, untilMs: Infinity });
-      if (r.previous !== undefined) byDigest.set(r.previous.sha256, { name: r.name, untilMs: Date.parse(r.previous.until) });
-    }
+    for (const r of records.keys.values()) addDigests(byDigest, r);
     this.version = version;
     this.records = records;
     this.raw = raw;
     this.byDigest = byDigest;
     this.callers = new Map();
+  }
+
+  /** The changed records into the copy, in place (synchronously: no lookup sees half of it). A key's
+   * change drops that key's caller; a team's drops every caller (their team policy may have moved). */
+  private apply(version: number, changes: ReadonlyMap<string, string | null>): void {
+    let teamChanged = false;
+    for (const [id, value] of changes) {
+      if (value === null) this.raw.delete(id);
+      else this.raw.set(id, value);
+      const parsed = value === null ? undefined : parseRecords(new Map([[id, value]]), this.options.onBadRecord);
+      if (id.startsWith('key:')) {
+        const name = id.slice(4);
+        const old = this.records.keys.get(name);
+        if (old !== undefined) forgetDigests(this.byDigest, old);
+        this.records.keys.delete(name);
+        this.callers.delete(name);
+        const next = parsed?.keys.get(name);
+        if (next !== undefined) {
+          this.records.keys.set(name, next);
+          addDigests(this.byDigest, next);
+        }
+      } else if (id.startsWith('team:')) {
+        const name = id.slice(5);
+        teamChanged = true;
+        this.records.teams.delete(name);
+        const next = parsed?.teams.get(name);
+        if (next !== undefined) this.records.teams.set(name, next);
+      }
+    }
+    if (teamChanged) this.callers = new Map();
+    this.version = version;
   }
 
   /** Whether the copy is older than the bound (or was never read). */
@@ -181,6 +213,18 @@ export class RuntimeKeys {
   /** A record exactly as stored (the expectation of a conditional write). */
   rawRecord(id: string): string | undefined {
     return this.raw.get(id);
+  }
+}
+
+function addDigests(byDigest: Map<string, DigestEntry>, r: KeyRecord): void {
+  byDigest.set(r.sha256, { name: r.name, untilMs: Infinity });
+  if (r.previous !== undefined) byDigest.set(r.previous.sha256, { name: r.name, untilMs: Date.parse(r.previous.until) });
+}
+
+/** A key's digests out of the map, unless another key holds them now. */
+function forgetDigests(byDigest: Map<string, DigestEntry>, r: KeyRecord): void {
+  for (const d of [r.sha256, r.previous?.sha256]) {
+    if (d !== undefined && byDigest.get(d)?.name === r.name) byDigest.delete(d);
   }
 }
 

@@ -32,7 +32,8 @@ const Cooldown = Type.Object(
 );
 
 // ---- Access: keys, teams, limits, budgets, prices (issue 12) ----
-const Limits = Type.Object(
+// Exported: the admin API's bodies (src/access/admin-schemas.ts) take the same limits and budgets.
+export const Limits = Type.Object(
   {
     rpm: Type.Optional(Type.Integer({ minimum: 1 })),
     tpm: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -41,7 +42,7 @@ const Limits = Type.Object(
   { additionalProperties: false },
 );
 
-const Budget = Type.Object(
+export const Budget = Type.Object(
   {
     usd: Type.Number({ exclusiveMinimum: 0 }),
     period: Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month'), Type.Literal('total')]),

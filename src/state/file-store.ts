@@ -23,15 +23,17 @@ import {
   type CounterRecord,
 } from './admission-logic.js';
 import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
-import { applyRecordWrites } from './record-logic.js';
+import { applyRecordWrites, changedIdsSince } from './record-logic.js';
 import {
   AUDIT_KEEP,
+  RECORD_CHANGES_KEEP,
   StateUnavailableError,
   type AdmissionCheck,
   type AdmissionResult,
   type Charge,
   type CheckState,
   type Lease,
+  type RecordChanges,
   type RecordSnapshot,
   type RecordWrite,
   type RecordWriteResult,
@@ -524,7 +526,8 @@ export class FileStateStore implements StateStore {
     });
   }
 
-  // Records: `r\0<id>` each record, `rv` their version, `ra\0<seq>` the audit entries (`ras` the last seq).
+  // Records: `r\0<id>` each record, `rv` their version, `ra\0<seq>` the audit entries (`ras` the last seq),
+  // `rc\0<version>` the ids each write touched (the last RECORD_CHANGES_KEEP writes).
   async readRecords(): Promise<RecordSnapshot> {
     return this.run('records', (db) => {
       fresh(db);
@@ -543,6 +546,21 @@ export class FileStateStore implements StateStore {
     });
   }
 
+  async readRecordChanges(since: number): Promise<RecordChanges | undefined> {
+    return this.run('records', (db) => {
+      fresh(db);
+      // One read transaction, as readRecords: the version, the change list and the values agree.
+      const version = (db.get('rv') as number | undefined) ?? 0;
+      const log: { version: number; ids: string[] }[] = [];
+      if (since >= 0 && since < version && version - since <= RECORD_CHANGES_KEEP) {
+        for (const { key, value } of db.getRange({ start: 'rc\0' + pad(since + 1), end: 'rc\x01' })) log.push({ version: parseInt((key as string).slice(3), 36), ids: value as string[] });
+      }
+      const ids = changedIdsSince(since, version, log);
+      if (ids === undefined) return undefined;
+      return { version, changes: new Map(ids.map((id) => [id, (db.get('r\0' + id) as string | undefined) ?? null])) };
+    });
+  }
+
   async writeRecords(writes: readonly RecordWrite[], audit: string): Promise<RecordWriteResult> {
     return this.run('records', (db) =>
       db.transactionSync(() => {
@@ -554,6 +572,8 @@ export class FileStateStore implements StateStore {
         const result = applyRecordWrites(writes, io, (db.get('rv') as number | undefined) ?? 0);
         if (!result.ok) return result;
         db.putSync('rv', result.version);
+        db.putSync('rc\0' + pad(result.version), writes.map((w) => w.id));
+        if (result.version > RECORD_CHANGES_KEEP) db.removeSync('rc\0' + pad(result.version - RECORD_CHANGES_KEEP));
         const seq = ((db.get('ras') as number | undefined) ?? 0) + 1;
         db.putSync('ras', seq);
         db.putSync('ra\0' + pad(seq), audit);

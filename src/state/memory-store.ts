@@ -11,8 +11,8 @@ import {
   type LeaseRecord,
 } from './admission-logic.js';
 import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
-import { applyRecordWrites } from './record-logic.js';
-import { AUDIT_KEEP, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type RecordSnapshot, type RecordWrite, type RecordWriteResult, type StateStore } from './types.js';
+import { applyRecordWrites, changedIdsSince } from './record-logic.js';
+import { AUDIT_KEEP, RECORD_CHANGES_KEEP, type RecordChanges, type AdmissionCheck, type AdmissionResult, type Charge, type CheckState, type Lease, type RecordSnapshot, type RecordWrite, type RecordWriteResult, type StateStore } from './types.js';
 
 interface Doc {
   owner: string;
@@ -279,6 +279,8 @@ export class MemoryStateStore implements StateStore {
   private readonly records = new Map<string, string>();
   private recordVersion = 0;
   private readonly audit: string[] = [];
+  /** Per write, newest last: its version and the ids it touched (readRecordChanges). */
+  private readonly recordChanges: { version: number; ids: string[] }[] = [];
 
   constructor(options: StoreOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -302,11 +304,19 @@ export class MemoryStateStore implements StateStore {
     return this.recordVersion;
   }
 
+  async readRecordChanges(since: number): Promise<RecordChanges | undefined> {
+    const ids = changedIdsSince(since, this.recordVersion, this.recordChanges);
+    if (ids === undefined) return undefined;
+    return { version: this.recordVersion, changes: new Map(ids.map((id) => [id, this.records.get(id) ?? null])) };
+  }
+
   async writeRecords(writes: readonly RecordWrite[], audit: string): Promise<RecordWriteResult> {
     const io = { get: (id: string) => this.records.get(id), put: (id: string, v: string) => void this.records.set(id, v), remove: (id: string) => void this.records.delete(id) };
     const result = applyRecordWrites(writes, io, this.recordVersion);
     if (!result.ok) return result;
     this.recordVersion = result.version;
+    this.recordChanges.push({ version: result.version, ids: writes.map((w) => w.id) });
+    if (this.recordChanges.length > RECORD_CHANGES_KEEP) this.recordChanges.splice(0, this.recordChanges.length - RECORD_CHANGES_KEEP);
     this.audit.push(audit);
     if (this.audit.length > AUDIT_KEEP) this.audit.splice(0, this.audit.length - AUDIT_KEEP);
     return result;

@@ -22,3 +22,21 @@ export function applyRecordWrites(writes: readonly RecordWrite[], io: RecordIo, 
   }
   return { ok: true, version: version + 1 };
 }
+
+/**
+ * The ids changed after version `since`, from a change list newest last, or undefined when the list
+ * does not hold every version from since + 1 to `version` (too old, or a write that kept none).
+ */
+export function changedIdsSince(since: number, version: number, changes: readonly { version: number; ids: readonly string[] }[]): string[] | undefined {
+  if (since === version) return [];
+  if (since < 0 || since > version) return undefined;
+  const n = version - since;
+  if (n > changes.length) return undefined;
+  const ids = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const c = changes[changes.length - n + i]!;
+    if (c.version !== since + 1 + i) return undefined;
+    for (const id of c.ids) ids.add(id);
+  }
+  return [...ids];
+}

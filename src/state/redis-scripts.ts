@@ -464,13 +464,15 @@ return out
 `;
 
 /** Records (runtime keys and teams), mirroring record-logic.ts: every expectation is checked before
- * anything is written. KEYS: records hash, version, audit list. ARGV: audit entry, how many audit
- * entries to keep, then per write: id, 'put'|'del', value, 'any'|'absent'|'equal', expected value.
- * Returns {1, version} or {0, failed index (0-based), current value or false}. */
+ * anything is written. KEYS: records hash, version, audit list, change list. ARGV: audit entry, how
+ * many audit entries to keep, how many change entries to keep, then per write: id, 'put'|'del',
+ * value, 'any'|'absent'|'equal', expected value. The change list gets `<version>:<ids as JSON>`,
+ * newest first (READ_RECORD_CHANGES). Returns {1, version} or {0, failed index (0-based), current
+ * value or false}. */
 export const WRITE_RECORDS = `
-local n = (#ARGV - 2) / 5
+local n = (#ARGV - 3) / 5
 for i = 0, n - 1 do
-  local base = 3 + i * 5
+  local base = 4 + i * 5
   local mode = ARGV[base + 3]
   if mode ~= 'any' then
     local current = redis.call('HGET', KEYS[1], ARGV[base])
@@ -478,13 +480,46 @@ for i = 0, n - 1 do
     if mode == 'equal' and current ~= ARGV[base + 4] then return {0, i, current} end
   end
 end
+local ids = {}
 for i = 0, n - 1 do
-  local base = 3 + i * 5
+  local base = 4 + i * 5
+  ids[#ids + 1] = ARGV[base]
   if ARGV[base + 1] == 'del' then redis.call('HDEL', KEYS[1], ARGV[base])
   else redis.call('HSET', KEYS[1], ARGV[base], ARGV[base + 2]) end
 end
 local version = redis.call('INCR', KEYS[2])
 redis.call('LPUSH', KEYS[3], ARGV[1])
 redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[2]) - 1)
+redis.call('LPUSH', KEYS[4], version .. ':' .. (n > 0 and cjson.encode(ids) or '[]'))
+redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[3]) - 1)
 return {1, version}
+`;
+
+/** The records changed after a version (RecordStore.readRecordChanges), in one script so the version,
+ * the change list and the values are of one moment. KEYS: records hash, version, change list. ARGV:
+ * since. Returns {version, 1, id, value or false, …} with each changed id once, or {version, 0} when
+ * the list does not hold every version after `since` (then the caller reads everything). */
+export const READ_RECORD_CHANGES = `
+local v = tonumber(redis.call('GET', KEYS[2]) or '0')
+local since = tonumber(ARGV[1])
+local n = v - since
+if n == 0 then return {v, 1} end
+if since < 0 or n < 0 or n > tonumber(ARGV[2]) then return {v, 0} end
+local entries = redis.call('LRANGE', KEYS[3], 0, n - 1)
+if #entries ~= n then return {v, 0} end
+local out = {v, 1}
+local seen = {}
+for i = 1, n do
+  local e = entries[i]
+  local sep = string.find(e, ':', 1, true)
+  if not sep or tonumber(string.sub(e, 1, sep - 1)) ~= v - i + 1 then return {v, 0} end
+  for _, id in ipairs(cjson.decode(string.sub(e, sep + 1))) do
+    if not seen[id] then
+      seen[id] = true
+      out[#out + 1] = id
+      out[#out + 1] = redis.call('HGET', KEYS[1], id)
+    end
+  end
+end
+return out
 `;

@@ -9,17 +9,19 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Cluster, Redis } from 'ioredis';
 import { bucketMs, newLeaseId } from './admission-logic.js';
-import { CLAIM, DELETE_DOC, LIMITS, PUT_DOC, WRITE_RECORDS } from './redis-scripts.js';
+import { CLAIM, DELETE_DOC, LIMITS, PUT_DOC, READ_RECORD_CHANGES, WRITE_RECORDS } from './redis-scripts.js';
 import { clusterSeeds, isClusterUrl, redactUrl } from './redis-url.js';
 import { documentBytes, namespaceBounds, ownerBounds, tooLarge, type StoreOptions } from './options.js';
 import {
   AUDIT_KEEP,
+  RECORD_CHANGES_KEEP,
   StateUnavailableError,
   type AdmissionCheck,
   type AdmissionResult,
   type Charge,
   type CheckState,
   type Lease,
+  type RecordChanges,
   type RecordSnapshot,
   type RecordWrite,
   type RecordWriteResult,
@@ -40,7 +42,7 @@ interface Script {
   sha: string;
 }
 const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
-const SCRIPTS = { putDoc: script(PUT_DOC), deleteDoc: script(DELETE_DOC), claim: script(CLAIM), limits: script(LIMITS), writeRecords: script(WRITE_RECORDS) };
+const SCRIPTS = { putDoc: script(PUT_DOC), deleteDoc: script(DELETE_DOC), claim: script(CLAIM), limits: script(LIMITS), writeRecords: script(WRITE_RECORDS), readRecordChanges: script(READ_RECORD_CHANGES) };
 
 /** One admit, inspect, charge or counter read waiting for (or travelling in) a LIMITS script call. */
 interface LimitCall {
@@ -541,9 +543,10 @@ export class RedisStateStore implements StateStore {
     return reply.map(Number);
   }
 
-  /** Records: one hash, its version and the audit list, all in the `reg` group (one slot on a cluster). */
-  private recordKeys(): [string, string, string] {
-    return [this.keyOf('r', 'reg'), this.keyOf('rv', 'reg'), this.keyOf('ra', 'reg')];
+  /** Records: one hash, its version, the audit list and the change list, all in the `reg` group (one
+   * slot on a cluster). */
+  private recordKeys(): [string, string, string, string] {
+    return [this.keyOf('r', 'reg'), this.keyOf('rv', 'reg'), this.keyOf('ra', 'reg'), this.keyOf('rc', 'reg')];
   }
 
   async readRecords(): Promise<RecordSnapshot> {
@@ -563,13 +566,22 @@ export class RedisStateStore implements StateStore {
     return Number((await this.run('records', () => this.client.get(this.recordKeys()[1]))) ?? 0);
   }
 
+  async readRecordChanges(since: number): Promise<RecordChanges | undefined> {
+    const [hash, version, , changes] = this.recordKeys();
+    const reply = (await this.run('records', () => this.evalScript(SCRIPTS.readRecordChanges, 3, [hash, version, changes, String(since), String(RECORD_CHANGES_KEEP)]))) as (number | string | null)[];
+    if (reply[1] !== 1) return undefined;
+    const out = new Map<string, string | null>();
+    for (let i = 2; i < reply.length; i += 2) out.set(String(reply[i]), typeof reply[i + 1] === 'string' ? (reply[i + 1] as string) : null);
+    return { version: Number(reply[0]), changes: out };
+  }
+
   async writeRecords(writes: readonly RecordWrite[], audit: string): Promise<RecordWriteResult> {
-    const args: string[] = [audit, String(AUDIT_KEEP)];
+    const args: string[] = [audit, String(AUDIT_KEEP), String(RECORD_CHANGES_KEEP)];
     for (const w of writes) {
       const mode = w.expect === undefined ? 'any' : w.expect === null ? 'absent' : 'equal';
       args.push(w.id, w.value === null ? 'del' : 'put', w.value ?? '', mode, w.expect ?? '');
     }
-    const reply = (await this.run('records', () => this.evalScript(SCRIPTS.writeRecords, 3, [...this.recordKeys(), ...args]))) as [number, number, string | null];
+    const reply = (await this.run('records', () => this.evalScript(SCRIPTS.writeRecords, 4, [...this.recordKeys(), ...args]))) as [number, number, string | null];
     if (reply[0] === 1) return { ok: true, version: Number(reply[1]) };
     return { ok: false, failed: Number(reply[1]), current: typeof reply[2] === 'string' ? reply[2] : null };
   }

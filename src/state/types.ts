@@ -109,8 +109,16 @@ export interface RecordSnapshot {
   records: Map<string, string>;
 }
 
+/** The records changed after a version: each changed id's value now (null: deleted since). */
+export interface RecordChanges {
+  version: number;
+  changes: Map<string, string | null>;
+}
+
 /** How many audit entries the store keeps (the oldest leave first). */
 export const AUDIT_KEEP = 1000;
+/** How many writes' changed ids the store keeps for readRecordChanges (the oldest leave first). */
+export const RECORD_CHANGES_KEEP = 1000;
 
 // ---- The store ------------------------------------------------------------------------------------
 
@@ -151,6 +159,11 @@ export interface StateStore {
   readRecords(): Promise<RecordSnapshot>;
   /** The records' version alone: a poll that changes nothing costs one small read. 0 before any write. */
   recordsVersion(): Promise<number>;
+  /** What changed after version `since`, read in one consistent state: the ids the writes since then
+   * touched, with their values now. Undefined when the store cannot say (more than RECORD_CHANGES_KEEP
+   * writes ago, `since` ahead of the store, or a write that kept no change list, as before this
+   * existed): read everything then. A poller with 10,000 records reads one changed record, not all. */
+  readRecordChanges(since: number): Promise<RecordChanges | undefined>;
   /** All writes land together with `audit` appended to the audit list (last AUDIT_KEEP kept), and
    * the version incremented once — or, when any expectation fails, nothing changes (atomic across
    * processes). */

@@ -15,9 +15,12 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitReady(url: string, ms: number): Promise<void> {
+// Three processes each compile src/ with tsx before they listen: on a loaded 2-core machine that has taken
+// over 20 s, so the bound is generous and an exit ends the wait at once.
+async function waitReady(url: string, ms: number, proc: ChildProcess, output: () => string): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
+    if (proc.exitCode !== null) throw new Error(`exited ${proc.exitCode} before ready:\n${output()}`);
     try {
       if ((await fetch(url)).ok) return;
     } catch {
@@ -25,7 +28,7 @@ async function waitReady(url: string, ms: number): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`not ready: ${url}`);
+  throw new Error(`not ready after ${ms} ms: ${url}\n${output()}`);
 }
 
 let child: ChildProcess | undefined;
@@ -47,7 +50,7 @@ describe('--workers 2', () => {
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
     const base = `http://127.0.0.1:${port}`;
-    await waitReady(base + '/healthz', 20_000);
+    await waitReady(base + '/healthz', 90_000, child, () => output);
     for (let i = 0; i < 40; i++) {
       const r = await fetch(base + '/v1/messages', {
         method: 'POST',
@@ -64,7 +67,7 @@ describe('--workers 2', () => {
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((r) => child!.once('exit', (c) => r(c)));
     expect(code).toBe(0);
-  }, 40_000);
+  }, 150_000);
 });
 
 describe('--workers with an explicit memory backend', () => {

@@ -105,6 +105,9 @@ export class TinyStateStore implements StateStore {
   async recordsVersion(): Promise<number> {
     return 0;
   }
+  async readRecordChanges(): Promise<undefined> {
+    return undefined;
+  }
   async writeRecords(): Promise<never> {
     throw new Error('not used by the access tests');
   }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bucketMs } from '../../../src/state/admission-logic.js';
 import type { StoreOptions } from '../../../src/state/options.js';
-import { AUDIT_KEEP, type AdmissionCheck, type StateStore } from '../../../src/state/types.js';
+import { AUDIT_KEEP, RECORD_CHANGES_KEEP, type AdmissionCheck, type StateStore } from '../../../src/state/types.js';
 
 export interface ContractTarget {
   /** A fresh, empty store (its own directory / key prefix). */
@@ -364,13 +364,38 @@ export function stateStoreContract(target: ContractTarget): void {
       expect(await s.readAudit(10)).toEqual(['audit-3', 'audit-2', 'audit-1']);
     });
 
-    it('keeps only the newest audit entries', async () => {
+    it('says what changed after a version: each touched id once, with its value now', async () => {
       const s = await make();
-      for (let i = 0; i < AUDIT_KEEP + 5; i++) await s.writeRecords([{ id: 'x', value: String(i) }], `e${i}`);
+      const entries = (c: Awaited<ReturnType<StateStore['readRecordChanges']>>) => (c === undefined ? undefined : { version: c.version, changes: [...c.changes.entries()].sort() });
+      expect(entries(await s.readRecordChanges(0))).toEqual({ version: 0, changes: [] });
+      await s.writeRecords([{ id: 'key:a', value: 'A1', expect: null }, { id: 'team:t', value: 'T1' }], 'a1');
+      await s.writeRecords([{ id: 'key:b', value: 'B1', expect: null }], 'a2');
+      // A refused write changes nothing and is no change.
+      await s.writeRecords([{ id: 'key:b', value: 'B2', expect: null }], 'ax');
+      await s.writeRecords([{ id: 'key:a', value: 'A2', expect: 'A1' }], 'a3');
+      await s.writeRecords([{ id: 'key:b', value: null, expect: 'B1' }], 'a4');
+      expect(entries(await s.readRecordChanges(0))).toEqual({ version: 4, changes: [['key:a', 'A2'], ['key:b', null], ['team:t', 'T1']] });
+      expect(entries(await s.readRecordChanges(2))).toEqual({ version: 4, changes: [['key:a', 'A2'], ['key:b', null]] });
+      expect(entries(await s.readRecordChanges(3))).toEqual({ version: 4, changes: [['key:b', null]] });
+      expect(entries(await s.readRecordChanges(4))).toEqual({ version: 4, changes: [] });
+      // Ahead of the store (it was reset, say): it cannot say; the caller reads everything.
+      expect(await s.readRecordChanges(5)).toBeUndefined();
+      expect(await s.readRecordChanges(-1)).toBeUndefined();
+    });
+
+    it('keeps only the newest audit entries and change list', async () => {
+      const s = await make();
+      const n = Math.max(AUDIT_KEEP, RECORD_CHANGES_KEEP) + 5;
+      for (let i = 0; i < n; i++) await s.writeRecords([{ id: i % 2 === 0 ? 'x' : 'y', value: String(i) }], `e${i}`);
       const all = await s.readAudit(AUDIT_KEEP + 100);
       expect(all.length).toBe(AUDIT_KEEP);
-      expect(all[0]).toBe(`e${AUDIT_KEEP + 4}`);
-      expect(all.at(-1)).toBe('e5');
+      expect(all[0]).toBe(`e${n - 1}`);
+      expect(all.at(-1)).toBe(`e${n - AUDIT_KEEP}`);
+      // Older than the change list: undefined; the oldest version it still covers: the changes.
+      expect(await s.readRecordChanges(n - RECORD_CHANGES_KEEP - 1)).toBeUndefined();
+      const oldest = await s.readRecordChanges(n - RECORD_CHANGES_KEEP);
+      expect(oldest && [...oldest.changes.entries()].sort()).toEqual([['x', String(n - 1 - ((n - 1) % 2))], ['y', String(n - 1 - (n % 2))]]);
+      expect([...(await s.readRecordChanges(n - 1))!.changes.entries()]).toEqual([[(n - 1) % 2 === 0 ? 'x' : 'y', String(n - 1)]]);
     }, 60_000);
   });
 
