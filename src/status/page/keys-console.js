@@ -109,16 +109,52 @@
 
   const button = (action, label, cls) => h('button', { type: 'button', 'data-action': action, class: cls }, label);
 
+  // What each cell was built from (its markup before the meters are sized), to tell whether a new
+  // snapshot changed it.
+  const shownAs = new WeakMap();
+
+  /**
+   * Puts `rows` ({name, cells}) into `tbody` in that order, keyed by name: a row already there stays the
+   * same element and only the cells whose content changed are swapped. A poll every 2 s must not
+   * replace a button between the press and the release of a click, or the click is lost.
+   */
+  function patchRows(tbody, rows, empty) {
+    if (!rows.length) {
+      if (!(tbody.children.length === 1 && tbody.firstElementChild.dataset.empty === '')) tbody.replaceChildren(empty);
+      return;
+    }
+    const before = new Map();
+    for (const tr of tbody.querySelectorAll(':scope > tr[data-name]')) before.set(tr.dataset.name, tr);
+    rows.forEach(({ name, cells }, i) => {
+      for (const td of cells) shownAs.set(td, td.outerHTML);
+      let tr = before.get(name);
+      if (tr) {
+        before.delete(name);
+        cells.forEach((td, j) => {
+          const cur = tr.children[j];
+          if (!cur) tr.append(td);
+          else if (shownAs.get(cur) !== shownAs.get(td)) tr.replaceChild(td, cur);
+        });
+        while (tr.children.length > cells.length) tr.lastElementChild.remove();
+      } else tr = h('tr', { 'data-name': name }, ...cells);
+      // Moved only when out of place (a new row, a removed one before it).
+      if (tbody.children[i] !== tr) tbody.insertBefore(tr, tbody.children[i] || null);
+    });
+    while (tbody.children.length > rows.length) tbody.lastElementChild.remove();
+  }
+
+  let teamOptions = '';
+
   function render() {
     if (!keys || !teams) return;
     const a = usage || { keys: [], teams: [] };
     const keyUsage = new Map(a.keys.map((u) => [u.key, u]));
     const teamUsage = new Map(a.teams.map((u) => [u.team, u]));
     const now = Date.now();
-    $('rt-keys').replaceChildren(...(keys.length ? keys.map((k) => {
+    patchRows($('rt-keys'), keys.map((k) => {
       const u = keyUsage.get(k.name);
       const expired = k.expires_at && Date.parse(k.expires_at) <= now;
-      return h('tr', { 'data-name': k.name },
+      return { name: k.name, cells: [
         h('td', null, h('div', { class: 'key-name' }, k.name), h('small', { class: 'muted' }, k.prefix + '…')),
         h('td', null, k.team || '–'),
         h('td', null, listOf(k.models)),
@@ -127,11 +163,11 @@
         metadataCell(k.metadata),
         stateCell(k.disabled, k.previous),
         h('td', { class: 'actions' }, button('rotate', 'Rotate'), k.disabled ? button('enable', 'Enable') : button('disable', 'Disable'), button('revoke', 'Revoke', 'danger')),
-      );
-    }) : [h('tr', null, h('td', { colspan: 8, class: 'muted' }, 'No runtime keys yet.'))]));
-    $('rt-teams').replaceChildren(...(teams.length ? teams.map((t) => {
+      ] };
+    }), h('tr', { 'data-empty': true }, h('td', { colspan: 8, class: 'muted' }, 'No runtime keys yet.')));
+    patchRows($('rt-teams'), teams.map((t) => {
       const u = teamUsage.get(t.name);
-      return h('tr', { 'data-name': t.name },
+      return { name: t.name, cells: [
         h('td', { class: 'key-name' }, t.name),
         h('td', null, listOf(t.models)),
         usageCell(u ? u.limits : [], u ? [u.spend] : []),
@@ -139,11 +175,15 @@
         metadataCell(t.metadata),
         stateCell(t.disabled),
         h('td', { class: 'actions' }, t.disabled ? button('enable', 'Enable') : button('disable', 'Disable'), button('delete', 'Delete', 'danger')),
-      );
-    }) : [h('tr', null, h('td', { colspan: 7, class: 'muted' }, 'No runtime teams yet.'))]));
+      ] };
+    }), h('tr', { 'data-empty': true }, h('td', { colspan: 7, class: 'muted' }, 'No runtime teams yet.')));
     page.sizeMeters($('console-body'));
     const teamNames = [...new Set([...teams.map((t) => t.name), ...a.teams.map((t) => t.team)])].sort();
-    $('team-names').replaceChildren(...teamNames.map((n) => h('option', { value: n })));
+    // Replaced only when the names change: an open suggestion list would close at every poll.
+    if (teamNames.join('\n') !== teamOptions) {
+      teamOptions = teamNames.join('\n');
+      $('team-names').replaceChildren(...teamNames.map((n) => h('option', { value: n })));
+    }
   }
 
   /** One change through the admin API, then the lists again; errors shown as the API words them. */
@@ -263,6 +303,8 @@
     showError('');
     $('rt-keys').replaceChildren();
     $('rt-teams').replaceChildren();
+    $('team-names').replaceChildren();
+    teamOptions = '';
     $('console-body').hidden = true;
     $('console').hidden = true;
   });
